@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, cacheUrl, loadConfig, renderEnvExample, settings, usesSimulator } from '../src/config.ts';
+import { main } from '../src/cli.ts';
+
+describe('config', () => {
+  it('starts on embedded defaults with an empty environment', () => {
+    const cfg = loadConfig({});
+    expect(cfg.PORT).toBe(8080);
+    expect(cfg.CACHE_TTL_SECONDS).toBe(120);
+    expect(cfg.BRAWLSTARS_API_TOKEN).toEqual([]);
+    expect(usesSimulator(cfg)).toBe(true);
+    expect(cacheUrl(cfg)).toMatch(/^sqlite:\/\/.*data\/cache\.sqlite$/);
+    expect(cfg.RANKING_COUNTRIES).toContain('US');
+  });
+
+  it('reads comma-separated tokens and a redis cache URL', () => {
+    const cfg = loadConfig({ BRAWLSTARS_API_TOKEN: ' a.b.c , d.e.f ', CACHE_URL: 'redis://127.0.0.1:6379' });
+    expect(cfg.BRAWLSTARS_API_TOKEN).toEqual(['a.b.c', 'd.e.f']);
+    expect(usesSimulator(cfg)).toBe(false);
+    expect(cacheUrl(cfg)).toBe('redis://127.0.0.1:6379');
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT="eighty": expected a whole number from 0 to 65535/],
+    ['PORT', '70000', /PORT="70000": expected a whole number/],
+    ['CACHE_TTL_SECONDS', '1.5', /CACHE_TTL_SECONDS="1.5": expected a whole number/],
+    ['CACHE_URL', 'memcached://x', /CACHE_URL="memcached:\/\/x": expected a URL starting with sqlite:\/\/ or redis:\/\//],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL="loud": expected one of fatal, error/],
+    ['TRUST_PROXY', 'maybe', /TRUST_PROXY="maybe": expected true or false/],
+    ['RANKING_COUNTRIES', 'US,USA', /RANKING_COUNTRIES="US,USA": expected comma-separated two-letter country codes/],
+    ['DISCORD_PUBLIC_KEY', 'abc', /expected the application public key: 64 hex characters/],
+    ['STARR_SECRET', 'short', /expected at least 16 characters/],
+  ])('rejects %s=%s with one message naming the variable and what it expects', (name, value, message) => {
+    let caught: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).variable).toBe(name);
+    expect((caught as Error).message).toMatch(message);
+  });
+
+  it('takes values from a .env file without overriding the environment', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'starr-cfg-'));
+    writeFileSync(join(dir, '.env'), 'PORT=9191\nSIM_PLAYERS=123\n');
+    const cfg = loadConfig({ SIM_PLAYERS: '77' }, { envFile: join(dir, '.env') });
+    expect(cfg.PORT).toBe(9191);
+    expect(cfg.SIM_PLAYERS).toBe(77);
+  });
+
+  it('.env.example and the README list every setting', () => {
+    expect(readFileSync('.env.example', 'utf8')).toBe(renderEnvExample());
+    const readme = readFileSync('README.md', 'utf8');
+    for (const name of Object.keys(settings)) expect(readme, `README mentions ${name}`).toContain(`\`${name}\``);
+  });
+
+  it('the CLI refuses to start with a bad setting, naming it, exit code 78', async () => {
+    const err: string[] = [];
+    const code = await main(['serve'], { out: () => {}, err: (s) => err.push(s), env: { PORT: 'x' }, cwd: process.cwd() });
+    expect(code).toBe(78);
+    expect(err.join('\n')).toContain('Invalid setting PORT="x"');
+  });
+});
