@@ -1,0 +1,67 @@
+import type { CliIo } from '../cli.ts';
+import { intOption, loadCliConfig, parseArgs, untilSignal, UsageError } from './args.ts';
+
+export const summary = 'Run the simulated game world on its own: the official API paths over HTTP, for demos and tests';
+export const usage =
+  'starr sim [--port P] [--host H] [--seed S] [--players N] [--clubs N] [--at ISO-TIME]\n\n' +
+  '  --port     port to listen on (default 0: any free port)\n' +
+  '  --host     address to listen on (default 127.0.0.1)\n' +
+  '  --seed     world seed (default SIM_SEED)\n' +
+  '  --players  number of players (default SIM_PLAYERS)\n' +
+  '  --clubs    number of clubs (default SIM_CLUBS)\n' +
+  '  --at       start the virtual clock at this time and keep it running from there (default: now)';
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const cfg = loadCliConfig(io);
+  if (typeof cfg === 'number') return cfg;
+  let opts;
+  try {
+    const p = parseArgs(args, { values: ['port', 'host', 'seed', 'players', 'clubs', 'at'] });
+    if (p.positional.length > 0) throw new UsageError(`unexpected argument ${p.positional[0]}`);
+    const at = p.flags.at;
+    let atMs: number | undefined;
+    if (at !== undefined) {
+      atMs = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+      if (!Number.isFinite(atMs)) throw new UsageError('--at expects a date and time such as 2026-11-01T12:00:00Z');
+    }
+    const seed = p.flags.seed;
+    if (seed === true) throw new UsageError('--seed needs a value');
+    const host = p.flags.host;
+    if (host === true) throw new UsageError('--host needs a value');
+    opts = {
+      port: intOption(p, 'port', 0, 0, 65535),
+      host: host ?? '127.0.0.1',
+      seed: seed ?? cfg.SIM_SEED,
+      players: intOption(p, 'players', cfg.SIM_PLAYERS, 10, 10_000_000),
+      clubs: intOption(p, 'clubs', cfg.SIM_CLUBS, 1, 1_000_000),
+      atMs,
+    };
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}\nUsage: ${usage}`);
+      return 2;
+    }
+    throw e;
+  }
+
+  const { startSim, SimClock } = await import('../sim/index.ts');
+  const clock = new SimClock();
+  if (opts.atMs !== undefined) clock.advance(opts.atMs - clock.now());
+  let sim;
+  try {
+    sim = await startSim({ seed: opts.seed, players: opts.players, clubs: opts.clubs, host: opts.host, port: opts.port, clock });
+  } catch (e) {
+    io.err(`Could not start the simulated world on ${opts.host}:${opts.port}: ${(e as Error).message}`);
+    return 1;
+  }
+  const example = sim.world.playerTag(0);
+  io.out(`Simulated Brawl Stars API (seed "${opts.seed}", ${opts.players} players, ${opts.clubs} clubs) at ${sim.url}`);
+  io.out(`Token: ${sim.token}`);
+  io.out(`Try:   curl -H "Authorization: Bearer ${sim.token}" ${sim.url}/players/${encodeURIComponent(example)}`);
+  io.out(`Faults: POST ${sim.url.replace(/\/v1$/, '')}/_sim/faults with the same token, e.g. {"maintenance": true}. Ctrl+C stops.`);
+
+  await untilSignal();
+  await sim.close();
+  io.out('Simulated world stopped.');
+  return 0;
+}

@@ -1,0 +1,208 @@
+/**
+ * The simulated world's HTTP surface: paging cursors, every error body, authentication and the
+ * control endpoints, over real HTTP on 127.0.0.1.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor, SimClock, startSim, type SimServer } from '../src/sim/index.ts';
+import * as S from '../src/upstream/schemas.ts';
+
+const T0 = Date.UTC(2026, 10, 20, 18, 30, 0);
+type Body = any;
+
+let sim: SimServer;
+beforeAll(async () => {
+  sim = await startSim({ seed: 'http', players: 3000, clubs: 100, clock: new SimClock(T0) });
+});
+afterAll(() => sim.close());
+
+async function call(path: string, token: string | null = sim.token, init: RequestInit = {}) {
+  const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(sim.url + path, { ...init, headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Control endpoints live beside /v1. */
+async function controlCall(path: string, token: string | null, init: RequestInit = {}) {
+  const base = sim.url.replace(/\/v1$/, '');
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(base + path, { ...init, headers });
+  return { status: res.status, body: (await res.json()) as Body };
+}
+
+/** A club with more than 20 members at T0. */
+function bigClub(): string {
+  for (let c = 0; c < sim.world.clubCount; c++) {
+    const tag = sim.world.clubTag(c);
+    if ((sim.world.clubMembers(tag, T0) ?? []).length > 20) return tag;
+  }
+  throw new Error('no club with more than 20 members');
+}
+
+describe('paging', () => {
+  it('cursors are unpadded base64url of {"pos":N}', () => {
+    expect(encodeCursor(10)).toBe('eyJwb3MiOjEwfQ');
+    expect(encodeCursor(1)).toBe('eyJwb3MiOjF9');
+    expect(decodeCursor('eyJwb3MiOjIwfQ')).toBe(20);
+    expect(decodeCursor('eyJwb3MiOjF9==')).toBeNull();
+    expect(decodeCursor('30')).toBeNull();
+  });
+
+  it('walks club members forward and back with limit/after/before like the API', async () => {
+    const tag = encodeURIComponent(bigClub());
+    const all = (await call(`/clubs/${tag}/members`)).body;
+    expect(all.paging.cursors).toEqual({});
+    const n = all.items.length;
+    const p1 = (await call(`/clubs/${tag}/members?limit=10`)).body;
+    expect(p1.paging.cursors).toEqual({ after: encodeCursor(10) });
+    const p2 = (await call(`/clubs/${tag}/members?limit=10&after=${p1.paging.cursors.after}`)).body;
+    expect(p2.paging.cursors).toEqual({ after: encodeCursor(20), before: encodeCursor(10) });
+    const p3 = (await call(`/clubs/${tag}/members?limit=10&after=${p2.paging.cursors.after}`)).body;
+    expect(n).toBeLessThanOrEqual(30);
+    expect(p3.paging.cursors).toEqual({ before: encodeCursor(20) });
+    expect([...p1.items, ...p2.items, ...p3.items]).toEqual(all.items);
+    const back = (await call(`/clubs/${tag}/members?limit=10&before=${p2.paging.cursors.before}`)).body;
+    expect(back).toEqual(p1);
+    S.ClubMembers.parse(p2);
+  });
+
+  it('rankings: 200 items without limit, clamped above 200, pages of 30 continue at rank 31', async () => {
+    const full = (await call('/rankings/global/players')).body;
+    expect(full.items).toHaveLength(200);
+    expect(full.paging.cursors).toEqual({});
+    const clamped = (await call('/rankings/global/players?limit=500')).body;
+    expect(clamped.items).toHaveLength(200);
+    const p1 = (await call('/rankings/global/players?limit=30')).body;
+    expect(p1.paging.cursors).toEqual({ after: encodeCursor(30) });
+    const p2 = (await call(`/rankings/global/players?limit=30&after=${p1.paging.cursors.after}`)).body;
+    expect(p2.items[0].rank).toBe(31);
+    expect(p2.paging.cursors).toEqual({ after: encodeCursor(60), before: encodeCursor(30) });
+    const last = (await call(`/rankings/global/players?limit=30&after=${encodeCursor(180)}`)).body;
+    expect(last.items).toHaveLength(20);
+    expect(last.paging.cursors).toEqual({ before: encodeCursor(180) });
+    const clubs = (await call('/rankings/global/clubs?limit=10')).body;
+    expect(clubs.paging.cursors).toEqual({ after: encodeCursor(10) });
+  });
+
+  it('brawlers and game modes page the same way and default to everything in id order', async () => {
+    const all = (await call('/brawlers')).body;
+    S.BrawlerList.parse(all);
+    expect(all.paging.cursors).toEqual({});
+    const ids = all.items.map((b: Body) => b.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(ids).not.toContain(16000033);
+    expect(ids).not.toContain(16000055);
+    expect(ids).not.toContain(16000088);
+    const first = (await call('/brawlers?limit=10')).body;
+    expect(first.items).toEqual(all.items.slice(0, 10));
+    expect(first.paging.cursors).toEqual({ after: encodeCursor(10) });
+    const modes = (await call('/gamemodes?limit=5')).body;
+    S.GameModeList.parse(modes);
+    expect(modes.items).toHaveLength(5);
+    const one = (await call('/brawlers/16000000')).body;
+    expect(one).toEqual(all.items[0]);
+    S.Brawler.parse(one);
+  });
+
+  it('rejects hand-made or broken cursors, both directions at once, and bad limits with 400 badRequest', async () => {
+    for (const q of ['after=30', 'after=eyJwb3MiOjEwfQ%3D%3D', 'before=abc', `after=${encodeCursor(10)}&before=${encodeCursor(20)}`, 'limit=0', 'limit=ten', 'limit=-5']) {
+      const r = await call(`/rankings/global/players?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.reason).toBe('badRequest');
+      expect(typeof r.body.message).toBe('string');
+    }
+  });
+});
+
+describe('error bodies', () => {
+  it('404 notFound for unknown but well-formed tags, echoing the tag as sent', async () => {
+    const r = await call('/players/%23PYLQ2GRJ');
+    expect(r.status).toBe(404);
+    expect(r.body).toEqual({ reason: 'notFound', message: 'Not found with tag %23PYLQ2GRJ' });
+    expect(r.headers.get('cache-control')).toBe('public max-age=600');
+    for (const path of ['/players/%23PYLQ2GRJ/battlelog', '/clubs/%23PYLQ2GRJ', '/clubs/%23PYLQ2GRJ/members']) {
+      expect((await call(path)).body.reason).toBe('notFound');
+    }
+  });
+
+  it('404 for tags outside the alphabet, unknown brawlers, countries and paths', async () => {
+    expect((await call('/players/sij3f')).body).toEqual({ reason: 'notFound', message: 'Not found with tag sij3f' });
+    expect((await call('/players/%23ABC')).status).toBe(404);
+    expect((await call('/brawlers/16000033')).body).toEqual({ reason: 'notFound', message: 'Not found with id 16000033' });
+    expect((await call('/rankings/global/brawlers/16000033')).status).toBe(404);
+    expect((await call('/rankings/ZZ/players')).body.reason).toBe('notFound');
+    expect((await call('/nothing/here')).status).toBe(404);
+  });
+
+  it('accepts tags in any letter case and the URL-encoded #', async () => {
+    const tag = sim.world.playerTag(12);
+    const upper = await call(`/players/${encodeURIComponent(tag)}`);
+    const lower = await call(`/players/${encodeURIComponent(tag.toLowerCase())}`);
+    expect(upper.status).toBe(200);
+    expect(lower.text).toBe(upper.text);
+  });
+});
+
+describe('authentication', () => {
+  it('403 accessDenied "Missing authorization" without a header', async () => {
+    const r = await call('/brawlers', null);
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ reason: 'accessDenied', message: 'Missing authorization' });
+  });
+
+  it('403 accessDenied "Invalid authorization" for a wrong or forged token', async () => {
+    const other = await startSim({ seed: 'another-world', players: 50, clubs: 5 });
+    try {
+      for (const token of ['nope', `${sim.token}x`, other.token]) {
+        const r = await call('/brawlers', token);
+        expect(r.status).toBe(403);
+        expect(r.body).toEqual({ reason: 'accessDenied', message: 'Invalid authorization' });
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('403 accessDenied.invalidIp naming the caller IP when the key is for other IPs', async () => {
+    const token = sim.issueToken({ ips: ['203.0.113.7'] });
+    const r = await call('/players/%23PYLQ2GRJ', token);
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({
+      reason: 'accessDenied.invalidIp',
+      message: 'Invalid authorization: API key does not allow access from IP 127.0.0.1',
+    });
+    const ranged = sim.issueToken({ ips: ['127.0.0.0/8'] });
+    expect((await call('/brawlers', ranged)).status).toBe(200);
+  });
+
+  it('the token looks like an official key: an HS512 JWT with the allowed IPs in limits', () => {
+    const [header, payload] = sim.token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString('utf8')));
+    expect(header).toMatchObject({ typ: 'JWT', alg: 'HS512' });
+    expect(payload.scopes).toEqual(['brawlstars']);
+    expect(payload.limits).toContainEqual({ cidrs: ['127.0.0.1', '::1'], type: 'client' });
+  });
+
+  it('control endpoints need the token too', async () => {
+    expect((await controlCall('/_sim/faults', null)).status).toBe(403);
+    expect((await controlCall('/_sim/faults', 'bad')).status).toBe(403);
+    expect((await controlCall('/_sim/faults', sim.token)).status).toBe(200);
+  });
+});
+
+describe('control endpoints', () => {
+  it('reads and moves the virtual clock', async () => {
+    const clock = await controlCall('/_sim/clock', sim.token);
+    expect(clock.body).toMatchObject({ now: T0, frozen: true });
+    const tag = encodeURIComponent(sim.world.playerTag(3));
+    const before = (await call(`/players/${tag}/battlelog`)).text;
+    const moved = await controlCall('/_sim/clock', sim.token, { method: 'POST', body: JSON.stringify({ advance: 2 * 86_400_000 }) });
+    expect(moved.body.now).toBe(T0 + 2 * 86_400_000);
+    expect((await call(`/players/${tag}/battlelog`)).text).not.toBe(before);
+    await controlCall('/_sim/clock', sim.token, { method: 'POST', body: JSON.stringify({ set: new Date(T0).toISOString() }) });
+    expect(sim.clock.now()).toBe(T0);
+    expect((await call(`/players/${tag}/battlelog`)).text).toBe(before);
+    expect((await controlCall('/_sim/clock', sim.token, { method: 'POST', body: '{"jump":1}' })).status).toBe(400);
+  });
+});
