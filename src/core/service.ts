@@ -1,0 +1,466 @@
+/**
+ * StatsService: the one place that reads the game's API. Front doors (HTTP API, bot, CLI) and the
+ * poller call it; it answers from a two-level cache (memory LRU, then keyv), coalesces concurrent
+ * identical reads into one upstream call (single-flight), and when upstream fails (maintenance,
+ * outage, throttling, garbage) it serves the last good copy marked stale, with its age, instead of
+ * an error.
+ *
+ * Freshness: each resource has a TTL (CACHE_TTL_SECONDS by default). A copy younger than its TTL is
+ * served without asking upstream; an older one is refreshed; a failed refresh falls back to it for
+ * up to `retainSeconds` (24 h by default). After maintenance is seen, upstream is left alone for a
+ * short while (everything is served stale or fails fast) rather than asked again on every miss.
+ */
+import type Keyv from 'keyv';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { RequestOptions, UpstreamApi } from '../upstream/api.ts';
+import {
+  MaintenanceError,
+  MalformedResponseError,
+  NotFoundError,
+  ThrottledError,
+  UnavailableError,
+  type UpstreamError,
+} from '../upstream/errors.ts';
+import type * as S from '../upstream/schemas.ts';
+import { parseTag } from '../upstream/tags.ts';
+import type { KeyvStores } from '../store/keyv.ts';
+import { Lru } from '../lib/lru.ts';
+import { TieredCache, type CacheEntry } from './cache.ts';
+import { SingleFlight } from './singleflight.ts';
+import type { Fetched, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
+
+/** What the cache distinguishes for TTLs and metrics. */
+export type Resource = 'player' | 'battlelog' | 'club' | 'rankings' | 'brawlers' | 'brawler' | 'rotation' | 'gamemodes';
+export const RESOURCES: readonly Resource[] = ['player', 'battlelog', 'club', 'rankings', 'brawlers', 'brawler', 'rotation', 'gamemodes'];
+
+export type FetchedKind = 'player' | 'battlelog' | 'club' | 'rankings' | 'rotation' | 'brawlers';
+
+/** Hook for the history workstream (CONTRACTS.md). Called synchronously; must not throw or block. */
+export interface CoreObserver {
+  /** a user looked something up (HTTP or bot): history makes it tracked */
+  viewed?(kind: 'player' | 'club', tag: string): void;
+  /**
+   * fresh data arrived from upstream: history records/discovers from it. `key` is the tag for
+   * player/battlelog/club, `players:<region>`, `clubs:<region>` or `brawlers:<region>:<id>` for
+   * rankings (data is the `{region, timestamp, items}` envelope with all items), and the
+   * resource name for rotation and brawlers.
+   */
+  fetched?(kind: FetchedKind, key: string, data: unknown, atMs: number): void;
+}
+
+/** Anything with Prometheus-style counters (src/http/metrics.ts MetricsRegistry fits). */
+export interface CoreMetrics {
+  counter(name: string, help: string): { inc(labels?: Record<string, string>, by?: number): void };
+}
+
+export interface StatsServiceOptions {
+  upstream: UpstreamApi;
+  /** keyv namespace 'cache'; without it only the memory layer caches */
+  cache?: Keyv;
+  /** seconds a copy is fresh: one number for all, or per resource (default 120) */
+  ttlSeconds?: number | Partial<Record<Resource, number>>;
+  /** entries in the in-process layer at most (default 5000; 0 turns it off) */
+  memoryItems?: number;
+  /** how long the last good copy stays available for stale-if-error (default 24 h) */
+  retainSeconds?: number;
+  /** epoch ms; tests inject a virtual clock */
+  now?: () => number;
+  logger?: Logger;
+  observers?: CoreObserver[];
+  metrics?: CoreMetrics;
+  /** how often expired copies are deleted from a SQLite store (default hourly; 0: never) */
+  sweepEveryMs?: number;
+}
+
+export interface CoreStats {
+  reads: number;
+  memoryHits: number;
+  storeHits: number;
+  upstreamCalls: number;
+  upstreamFailures: number;
+  staleServed: number;
+  memoryItems: number;
+  memoryLimit: number;
+  inflight: number;
+}
+
+/** After upstream says maintenance, leave it alone this long (it lasts 10 to 60 minutes). */
+const MAINTENANCE_HOLD_MS = 30_000;
+/** After another failure of one resource, serve its stale copy this long before asking again. */
+const FAILURE_HOLD_MS = 10_000;
+const FAILURE_MEMO_ITEMS = 10_000;
+
+/** Failures that the last good copy may hide. Not 404 (the thing is gone), 400 or 403 (our fault). */
+function hideable(e: unknown): e is UpstreamError {
+  return e instanceof MaintenanceError || e instanceof UnavailableError || e instanceof ThrottledError || e instanceof MalformedResponseError;
+}
+
+/** 'global' or an upper-case two-letter code; NotFoundError for anything else. */
+export function normaliseRegion(countryCode: string): string {
+  const c = countryCode.trim();
+  if (c.toLowerCase() === 'global') return 'global';
+  if (!/^[A-Za-z]{2}$/.test(c)) throw new NotFoundError(`Unknown region ${JSON.stringify(countryCode)}`, 0, 'notFound');
+  return c.toUpperCase();
+}
+
+/** Shared default, so a read without options allocates nothing for them. */
+const NO_OPTIONS: ReadOptions = Object.freeze({});
+/** Spellings of tags seen recently → canonical `#TAG` (saves the regex work on warm reads). */
+const TAG_MEMO_ITEMS = 4096;
+
+interface Spec<T> {
+  resource: Resource;
+  key: string;
+  fetch: (o: RequestOptions) => Promise<unknown>;
+  /** turns the upstream body into what is cached (rankings: the envelope) */
+  shape?: (raw: never, fetchedAt: number) => T;
+  event?: { kind: FetchedKind; key: string };
+}
+
+export class StatsService implements UpstreamReads {
+  readonly upstream: UpstreamApi;
+  private readonly cache: TieredCache;
+  private readonly flights = new SingleFlight<Fetched<unknown>>();
+  private readonly ttlMs: Record<Resource, number>;
+  private readonly retainMs: number;
+  private readonly now: () => number;
+  private readonly logger?: Logger;
+  private readonly observers: CoreObserver[];
+  private readonly counts = { reads: 0, memoryHits: 0, storeHits: 0, upstreamCalls: 0, upstreamFailures: 0, staleServed: 0 };
+  private readonly readCounter?: ReturnType<CoreMetrics['counter']>;
+  private readonly callCounter?: ReturnType<CoreMetrics['counter']>;
+  /** upstream in maintenance: nobody asks it again before `until` */
+  private down: { until: number; error: UpstreamError } | null = null;
+  private readonly failures = new Lru<string, { until: number; error: UpstreamError }>(FAILURE_MEMO_ITEMS);
+  private readonly sweeper?: NodeJS.Timeout;
+  private readonly tagMemo = new Lru<string, string>(TAG_MEMO_ITEMS);
+
+  constructor(opts: StatsServiceOptions) {
+    this.upstream = opts.upstream;
+    this.now = opts.now ?? Date.now;
+    this.logger = opts.logger;
+    this.observers = [...(opts.observers ?? [])];
+    const ttl = opts.ttlSeconds ?? 120;
+    this.ttlMs = Object.fromEntries(
+      RESOURCES.map((r) => [r, 1000 * (typeof ttl === 'number' ? ttl : (ttl[r] ?? 120))]),
+    ) as Record<Resource, number>;
+    this.retainMs = 1000 * (opts.retainSeconds ?? 86_400);
+    this.cache = new TieredCache({ store: opts.cache, memoryItems: opts.memoryItems ?? 5000, retainMs: this.retainMs, logger: opts.logger });
+    this.readCounter = opts.metrics?.counter('starr_core_reads_total', 'Reads of the service core by resource and where the answer came from');
+    this.callCounter = opts.metrics?.counter('starr_core_upstream_calls_total', 'Upstream calls made by the service core by resource and result');
+    const every = opts.sweepEveryMs ?? 3_600_000;
+    if (opts.cache && every > 0) {
+      this.sweeper = setInterval(() => void this.sweep(), every);
+      this.sweeper.unref();
+    }
+  }
+
+  /** Deletes copies past their retention from the store (SQLite keeps them otherwise). */
+  async sweep(): Promise<number> {
+    const n = await this.cache.sweep();
+    if (n > 0) this.logger?.debug({ deleted: n }, 'swept expired cache entries');
+    return n;
+  }
+
+  /** Adds an observer (history is composed after the core); returns a function that removes it. */
+  observe(observer: CoreObserver): () => void {
+    this.observers.push(observer);
+    return () => {
+      const i = this.observers.indexOf(observer);
+      if (i >= 0) this.observers.splice(i, 1);
+    };
+  }
+
+  stats(): CoreStats {
+    return { ...this.counts, memoryItems: this.cache.memorySize, memoryLimit: this.cache.memoryLimit, inflight: this.flights.size };
+  }
+
+  /** Waits for reads under way (so their cache writes land before the stores close). */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.flights.settle();
+    this.cache.clearMemory();
+  }
+
+  // ------------------------------------------------------------ the reads
+
+  async player(tag: string, o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.Player>> {
+    const t = this.tag(tag);
+    const key = `player:${t}`;
+    const f =
+      this.hit<S.Player>('player', key, o) ??
+      (await this.read<S.Player>({ resource: 'player', key, fetch: (ro) => this.upstream.player(t, ro), event: { kind: 'player', key: t } }, o));
+    this.viewed('player', t, o);
+    return f;
+  }
+
+  async battlelog(tag: string, o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.BattleLog>> {
+    const t = this.tag(tag);
+    const key = `battlelog:${t}`;
+    const f =
+      this.hit<S.BattleLog>('battlelog', key, o) ??
+      (await this.read<S.BattleLog>({ resource: 'battlelog', key, fetch: (ro) => this.upstream.battlelog(t, ro), event: { kind: 'battlelog', key: t } }, o));
+    this.viewed('player', t, o);
+    return f;
+  }
+
+  async club(tag: string, o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.Club>> {
+    const t = this.tag(tag);
+    const key = `club:${t}`;
+    const f =
+      this.hit<S.Club>('club', key, o) ??
+      (await this.read<S.Club>({ resource: 'club', key, fetch: (ro) => this.upstream.club(t, ro), event: { kind: 'club', key: t } }, o));
+    this.viewed('club', t, o);
+    return f;
+  }
+
+  playerRankings(countryCode: string, limit?: number, o: ReadOptions = NO_OPTIONS): Promise<Fetched<RankingResponse<S.PlayerRankingItem>>> {
+    return this.ranking('players', undefined, countryCode, limit, o, (region, ro) => this.upstream.playerRankings(region, undefined, ro));
+  }
+
+  clubRankings(countryCode: string, limit?: number, o: ReadOptions = NO_OPTIONS): Promise<Fetched<RankingResponse<S.ClubRankingItem>>> {
+    return this.ranking('clubs', undefined, countryCode, limit, o, (region, ro) => this.upstream.clubRankings(region, undefined, ro));
+  }
+
+  brawlerRankings(
+    countryCode: string,
+    brawlerId: number,
+    limit?: number,
+    o: ReadOptions = NO_OPTIONS,
+  ): Promise<Fetched<RankingResponse<S.PlayerRankingItem>>> {
+    return this.ranking('brawlers', brawlerId, countryCode, limit, o, (region, ro) => this.upstream.brawlerRankings(region, brawlerId, undefined, ro));
+  }
+
+  /** One cached list of 200 per ranking and region; `limit` cuts the answer, not the cache. */
+  private async ranking<T>(
+    list: RankingKind,
+    brawlerId: number | undefined,
+    countryCode: string,
+    limit: number | undefined,
+    o: ReadOptions,
+    fetch: (region: string, ro: RequestOptions) => Promise<{ items: T[] }>,
+  ): Promise<Fetched<RankingResponse<T>>> {
+    const region = normaliseRegion(countryCode);
+    // Also the observer's key: players:US, clubs:global, brawlers:US:16000000.
+    const key = brawlerId === undefined ? `${list}:${region}` : `${list}:${region}:${brawlerId}`;
+    const f =
+      this.hit<RankingResponse<T>>('rankings', `rankings:${key}`, o) ??
+      (await this.read<RankingResponse<T>>(
+        {
+          resource: 'rankings',
+          key: `rankings:${key}`,
+          fetch: (ro) => fetch(region, ro),
+          shape: (raw: { items: T[] }, at: number) => ({ region, timestamp: Math.floor(at / 1000), items: raw.items }),
+          event: { kind: 'rankings', key },
+        },
+        o,
+      ));
+    return top(f, limit);
+  }
+
+  brawlers(o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.BrawlerList>> {
+    return this.cached('brawlers', 'brawlers', o) ?? this.read({ resource: 'brawlers', key: 'brawlers', fetch: (ro) => this.upstream.brawlers(undefined, ro), event: { kind: 'brawlers', key: 'brawlers' } }, o);
+  }
+
+  brawler(brawlerId: number, o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.Brawler>> {
+    return this.cached('brawler', `brawler:${brawlerId}`, o) ?? this.read({ resource: 'brawler', key: `brawler:${brawlerId}`, fetch: (ro) => this.upstream.brawler(brawlerId, ro) }, o);
+  }
+
+  eventRotation(o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.EventRotation>> {
+    return this.cached('rotation', 'rotation', o) ?? this.read({ resource: 'rotation', key: 'rotation', fetch: (ro) => this.upstream.eventRotation(ro), event: { kind: 'rotation', key: 'rotation' } }, o);
+  }
+
+  gameModes(o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.GameModeList>> {
+    return this.cached('gamemodes', 'gamemodes', o) ?? this.read({ resource: 'gamemodes', key: 'gamemodes', fetch: (ro) => this.upstream.gameModes(undefined, ro) }, o);
+  }
+
+  // ------------------------------------------------------------ cache, single-flight, stale-if-error
+
+  /** Canonical `#TAG` of any user spelling; InvalidTagError for a bad one. */
+  private tag(input: string): string {
+    const known = this.tagMemo.get(input);
+    if (known !== undefined) return known;
+    const t = parseTag(input);
+    this.tagMemo.set(input, t);
+    return t;
+  }
+
+  /**
+   * The warm path, synchronous and allocation-light: a fresh copy in memory, or undefined.
+   * A remembered 404 throws NotFoundError.
+   */
+  private hit<T>(resource: Resource, key: string, o: ReadOptions): Fetched<T> | undefined {
+    if (o.fresh) return undefined;
+    const m = this.cache.peek(key);
+    if (!m) return undefined;
+    const now = this.now();
+    if (now - m.fetchedAt >= this.ttlMs[resource]) return undefined;
+    this.counts.reads++;
+    this.counts.memoryHits++;
+    this.readCounter?.inc({ resource, source: 'memory' });
+    if (m.missing) throw gone(m);
+    return this.view<T>(m, resource, now, false);
+  }
+
+  /** `hit` as a promise, for the methods that are not async functions. */
+  private cached<T>(resource: Resource, key: string, o: ReadOptions): Promise<Fetched<T>> | undefined {
+    try {
+      const f = this.hit<T>(resource, key, o);
+      return f && Promise.resolve(f);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private read<T>(spec: Spec<T>, o: ReadOptions): Promise<Fetched<T>> {
+    this.counts.reads++;
+    const flightKey = o.fresh ? `${spec.key}\u0000fresh` : spec.key;
+    return this.flights.run(flightKey, () => this.load(spec, o)) as Promise<Fetched<T>>;
+  }
+
+  private async load<T>(spec: Spec<T>, o: ReadOptions): Promise<Fetched<unknown>> {
+    let stored: CacheEntry | undefined;
+    if (!o.fresh) {
+      const got = await this.cache.get(spec.key);
+      stored = got?.entry;
+      const now = this.now();
+      if (stored && now - stored.fetchedAt < this.ttlMs[spec.resource]) {
+        if (got!.from === 'store') this.counts.storeHits++;
+        else this.counts.memoryHits++;
+        this.readCounter?.inc({ resource: spec.resource, source: got!.from });
+        if (stored.missing) throw gone(stored);
+        return this.view(stored, spec.resource, now, false);
+      }
+      // The poller may be fetching this very resource right now: share its answer.
+      const polling = this.flights.get(`${spec.key}\u0000fresh`);
+      if (polling) return polling;
+    }
+    return this.refresh(spec, o, stored);
+  }
+
+  private async refresh<T>(spec: Spec<T>, o: ReadOptions, stored: CacheEntry | undefined): Promise<Fetched<unknown>> {
+    const held = this.held(spec.key, this.now());
+    if (held) return this.fallback(spec, stored, held);
+    this.counts.upstreamCalls++;
+    let raw: unknown;
+    try {
+      raw = await spec.fetch({ priority: o.priority ?? 'interactive' });
+    } catch (e) {
+      this.counts.upstreamFailures++;
+      this.callCounter?.inc({ resource: spec.resource, result: (e as UpstreamError).kind ?? 'error' });
+      if (e instanceof NotFoundError) {
+        // Remembered for one TTL so a mistyped tag asked again and again costs one upstream call.
+        await this.cache.set(spec.key, { fetchedAt: this.now(), missing: { message: e.message, reason: e.reason } });
+        throw e;
+      }
+      if (!hideable(e)) throw e;
+      this.hold(spec.key, e);
+      return this.fallback(spec, stored, e);
+    }
+    this.callCounter?.inc({ resource: spec.resource, result: 'ok' });
+    this.readCounter?.inc({ resource: spec.resource, source: 'upstream' });
+    const at = this.now();
+    const data = spec.shape ? spec.shape(raw as never, at) : raw;
+    const entry: CacheEntry = { fetchedAt: at, data };
+    this.failures.delete(spec.key);
+    await this.cache.set(spec.key, entry);
+    if (spec.event) this.emitFetched(spec.event.kind, spec.event.key, data, at);
+    return this.view(entry, spec.resource, at, false);
+  }
+
+  /** The last good copy in place of the error, when there is one young enough. */
+  private async fallback<T>(spec: Spec<T>, stored: CacheEntry | undefined, error: UpstreamError): Promise<Fetched<unknown>> {
+    const entry = stored ?? (await this.cache.get(spec.key))?.entry;
+    const now = this.now();
+    if (!entry || entry.missing || now - entry.fetchedAt > this.retainMs) {
+      this.readCounter?.inc({ resource: spec.resource, source: 'error' });
+      throw error;
+    }
+    this.counts.staleServed++;
+    this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
+    return this.view(entry, spec.resource, now, true, error.kind);
+  }
+
+  private held(key: string, now: number): UpstreamError | undefined {
+    if (this.down && this.down.until > now) return this.down.error;
+    const f = this.failures.get(key);
+    return f && f.until > now ? f.error : undefined;
+  }
+
+  private hold(key: string, e: UpstreamError): void {
+    const now = this.now();
+    if (e instanceof MaintenanceError) {
+      if (!this.down || this.down.until <= now) this.logger?.warn("the game's API is in maintenance; serving cached copies");
+      this.down = { until: now + MAINTENANCE_HOLD_MS, error: e };
+      return;
+    }
+    const ms = e instanceof ThrottledError && e.retryAfterSeconds !== undefined ? e.retryAfterSeconds * 1000 : FAILURE_HOLD_MS;
+    this.failures.set(key, { until: now + ms, error: e });
+    this.logger?.debug({ key, kind: e.kind }, 'upstream failed; serving the last good copy if any');
+  }
+
+  private view<T>(entry: CacheEntry, resource: Resource, now: number, stale: boolean, staleReason?: string): Fetched<T> {
+    const f: Fetched<T> = {
+      data: entry.data as T,
+      fetchedAt: entry.fetchedAt,
+      expiresAt: entry.fetchedAt + this.ttlMs[resource],
+      stale,
+      ageSeconds: Math.max(0, Math.floor((now - entry.fetchedAt) / 1000)),
+    };
+    if (staleReason) f.staleReason = staleReason;
+    return f;
+  }
+
+  // ------------------------------------------------------------ observers
+
+  private viewed(kind: 'player' | 'club', tag: string, o: ReadOptions): void {
+    if (!(o.viewed ?? o.priority !== 'poll')) return;
+    for (const obs of this.observers) {
+      if (!obs.viewed) continue;
+      try {
+        void Promise.resolve(obs.viewed(kind, tag)).catch((e: unknown) => this.observerFailed(e));
+      } catch (e) {
+        this.observerFailed(e);
+      }
+    }
+  }
+
+  private emitFetched(kind: FetchedKind, key: string, data: unknown, at: number): void {
+    for (const obs of this.observers) {
+      if (!obs.fetched) continue;
+      try {
+        void Promise.resolve(obs.fetched(kind, key, data, at)).catch((e: unknown) => this.observerFailed(e));
+      } catch (e) {
+        this.observerFailed(e);
+      }
+    }
+  }
+
+  private observerFailed(e: unknown): void {
+    this.logger?.error({ err: e }, 'a core observer failed');
+  }
+}
+
+function gone(entry: CacheEntry): NotFoundError {
+  return new NotFoundError(entry.missing?.message ?? 'Not found', 404, entry.missing?.reason);
+}
+
+function top<T>(f: Fetched<RankingResponse<T>>, limit: number | undefined): Fetched<RankingResponse<T>> {
+  if (limit === undefined || limit >= f.data.items.length) return f;
+  return { ...f, data: { ...f.data, items: f.data.items.slice(0, Math.max(0, Math.floor(limit))) } };
+}
+
+/** The core as configured: keyv namespace 'cache' of the given stores, TTL and memory bound from config. */
+export function createStatsService(
+  cfg: Pick<Config, 'CACHE_TTL_SECONDS' | 'CACHE_MEMORY_ITEMS'>,
+  deps: { upstream: UpstreamApi; stores?: KeyvStores } & Omit<StatsServiceOptions, 'upstream' | 'cache' | 'ttlSeconds' | 'memoryItems'>,
+): StatsService {
+  const { stores, ...rest } = deps;
+  return new StatsService({
+    ...rest,
+    cache: stores?.namespace('cache'),
+    ttlSeconds: cfg.CACHE_TTL_SECONDS,
+    memoryItems: cfg.CACHE_MEMORY_ITEMS,
+  });
+}
