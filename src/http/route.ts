@@ -1,0 +1,330 @@
+/**
+ * The one declarative route helper of the HTTP API.
+ *
+ * HOW TO ADD AN ENDPOINT (history, render and bot workstreams: read this)
+ *
+ *   // src/http/routes/maps.ts
+ *   import { z } from 'zod';
+ *   import { cached, defineRoute, routeGroup } from '../route.ts';
+ *   import { idParam } from '../params.ts';
+ *
+ *   export default routeGroup('maps', [
+ *     defineRoute({
+ *       method: 'GET',
+ *       url: '/maps/:mapId',                      // fastify syntax; OpenAPI shows /maps/{mapId}
+ *       operationId: 'getMap',
+ *       summary: 'One map',
+ *       tags: ['Events and maps'],
+ *       params: { mapId: idParam('Map id', 15000026) },   // zod, in path order
+ *       query: { limit: z.int().min(1).max(250).default(50) }, // zod, in the interface's order
+ *       premium: false,                           // true: api_key required (422 without it, 403 on a plan without premium)
+ *       cacheable: true,                          // Cache-Control/ETag/Age/304/stale headers from a Fetched<T>
+ *       response: MapSchema,                      // zod schema of the 200 body (OpenAPI)
+ *       notFound: 'Map not found',                // detail of the 404 when the core throws NotFoundError
+ *       handler: async ({ params, query, core }) => cached(await core.history!.map(params.mapId), (m) => view(m, query.limit)),
+ *     }),
+ *   ]);
+ *
+ * then add ONE line to ROUTES in src/http/server.ts. That is all: validation (pydantic-exact 422
+ * bodies, every problem at once, path before query), the api_key parameter (optional, or required
+ * and first when `premium`), rate limits and their headers, error mapping (404 / 503 + Retry-After
+ * from the core's typed errors), caching headers and the OpenAPI entry all follow from the spec.
+ *
+ * Parameters: z.int() / z.string() / z.literal([1, 3, 4]) / z.enum([...]) with .min/.max/.default
+ * behave as FastAPI's int / str / Literal with ge/le/min_length and defaults (see pydantic.ts);
+ * tagParam, countryCodeParam, idParam, emailParam... live in params.ts. Handlers get parsed values
+ * (a tag arrives as '#TAG', a country as 'global' or 'US').
+ *
+ * Replies: `cached(fetched, view?, contentType?)` for data from the core (the view runs once per
+ * fetched copy and parameters: its serialized bytes and ETag are memoised, so a cached GET costs a
+ * lookup), `json(body, status?)` for uncacheable JSON, `raw(bytes, contentType, opts?)` for
+ * anything else. A view may return a Buffer (e.g. a PNG) with `contentType: 'image/png'`.
+ * Throw `HttpError` for other statuses; never build an error body by hand.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Fetched, UpstreamReads } from '../core/types.ts';
+import type { Logger } from '../log.ts';
+import type { ApiKeyInfo, ApiKeyStore } from '../store/apikeys.ts';
+import type { KeyvStores } from '../store/keyv.ts';
+import type { MetricsRegistry } from './metrics.ts';
+import { apiKeyParam } from './params.ts';
+import { compileShape, RequestValidationError, type Shape, type ValidationIssue } from './pydantic.ts';
+
+// ------------------------------------------------------------------ what handlers see
+
+/**
+ * The parts of the service core the HTTP API uses (the lead's `Core` of src/core/index.ts fits).
+ * `history` and `images` are typed by their owners' route files.
+ */
+export interface HttpCore {
+  config: Config;
+  logger: Logger;
+  stores: KeyvStores;
+  stats: UpstreamReads;
+  keys: ApiKeyStore;
+  history?: unknown;
+  images?: unknown;
+}
+
+export type Auth = { kind: 'free'; ip: string } | { kind: 'key'; ip: string; key: ApiKeyInfo };
+
+export interface HandlerContext<P extends Shape, Q extends Shape> {
+  params: z.output<z.ZodObject<P>>;
+  query: z.output<z.ZodObject<Q>>;
+  core: HttpCore;
+  auth: Auth;
+  request: FastifyRequest;
+  /** the server's clock (epoch ms) */
+  now(): number;
+  runtime: HttpRuntime;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'cached'; fetched: Fetched<unknown>; view?: (data: unknown) => unknown; contentType?: string }
+  | { kind: 'raw'; status: number; body: Buffer | string; contentType: string; headers?: Record<string, string>; maxAge?: number };
+
+/** Uncacheable JSON (Cache-Control: no-store). */
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
+  return { kind: 'json', status, body, ...(headers ? { headers } : {}) };
+}
+
+/** Data from the core with its freshness: caching headers, ETag/304, stale marking. */
+export function cached<T>(fetched: Fetched<T>, view?: (data: T) => unknown, contentType?: string): Reply {
+  return {
+    kind: 'cached',
+    fetched: fetched as Fetched<unknown>,
+    ...(view ? { view: view as (data: unknown) => unknown } : {}),
+    ...(contentType ? { contentType } : {}),
+  };
+}
+
+/** Bytes as they are; `maxAge` makes them publicly cacheable with an ETag. */
+export function raw(body: Buffer | string, contentType: string, opts: { status?: number; maxAge?: number; headers?: Record<string, string> } = {}): Reply {
+  return {
+    kind: 'raw',
+    status: opts.status ?? 200,
+    body,
+    contentType,
+    ...(opts.maxAge !== undefined ? { maxAge: opts.maxAge } : {}),
+    ...(opts.headers ? { headers: opts.headers } : {}),
+  };
+}
+
+// ------------------------------------------------------------------ the route spec
+
+export interface ResponseSpec {
+  schema: z.ZodType;
+  /** default application/json */
+  contentType?: string;
+  description?: string;
+}
+
+export interface RouteSpec<P extends Shape = Shape, Q extends Shape = Shape> {
+  method: 'GET' | 'POST';
+  url: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  /** requires an api_key whose plan includes premium endpoints */
+  premium?: boolean;
+  /** accepts the api_key query parameter (default true; false for endpoints without parameters) */
+  apiKey?: boolean;
+  /** answers from a Fetched<T>: caching headers, ETag, 304, stale copies, 503 when nothing is cached */
+  cacheable?: boolean;
+  /** 'peek' shows the caller's rate limit without counting the request (health and metrics) */
+  rateLimit?: 'count' | 'peek';
+  /** the 200 body */
+  response: z.ZodType | ResponseSpec;
+  /** detail of the 404 answered when the core throws NotFoundError (documents the 404) */
+  notFound?: string;
+  /** more documented statuses: status → description */
+  errors?: Record<number, string>;
+  /** left out of the OpenAPI document (the documents themselves) */
+  hidden?: boolean;
+  handler(ctx: HandlerContext<P, Q>): Promise<Reply>;
+}
+
+/** The compiled form the server and the OpenAPI generator read. */
+export interface RouteDef {
+  spec: RouteSpec;
+  /** query shape as validated, api_key included where it belongs */
+  query: Shape;
+  params: Shape;
+}
+
+/** Typing helper: infers params/query types for the handler. */
+export function defineRoute<P extends Shape = Record<never, never>, Q extends Shape = Record<never, never>>(
+  spec: RouteSpec<P, Q>,
+): RouteDef {
+  const acceptsKey = spec.apiKey ?? true;
+  const own = spec.query ?? ({} as Q);
+  // The interface lists api_key first on premium endpoints and last elsewhere; FastAPI reports
+  // problems in declaration order, so the position matters.
+  const query: Shape = !acceptsKey
+    ? own
+    : spec.premium
+      ? { api_key: apiKeyParam(true), ...own }
+      : { ...own, api_key: apiKeyParam(false) };
+  return { spec: spec as unknown as RouteSpec, query, params: spec.params ?? {} };
+}
+
+export const responseSpec = (r: RouteSpec['response']): ResponseSpec => (r instanceof z.ZodType ? { schema: r } : r);
+
+// ------------------------------------------------------------------ per-request plumbing
+
+/** What the server decorates the instance with; route groups read it. */
+export interface HttpRuntime {
+  core: HttpCore;
+  now(): number;
+  /** every route registered with this helper, in registration order (for OpenAPI) */
+  routes: RouteDef[];
+  metrics: MetricsRegistry;
+  /** epoch ms when the server was created */
+  startedAt: number;
+  serviceVersion: string;
+  upstreamKind: 'official' | 'simulated';
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    starr: HttpRuntime;
+  }
+  interface FastifyRequest {
+    auth: Auth;
+  }
+  interface FastifyContextConfig {
+    starr?: RouteDef;
+  }
+}
+
+interface Prepared {
+  body: Buffer;
+  etag: string;
+  contentType: string;
+  lastModified: string;
+}
+
+/** Serialized bodies per fetched copy and parameters; copies are dropped with the core's data. */
+const prepared = new WeakMap<object, Map<string, Prepared>>();
+const MAX_VARIANTS = 16;
+
+const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
+
+function serialize(value: unknown, contentType: string | undefined): { body: Buffer; contentType: string } {
+  if (Buffer.isBuffer(value)) return { body: value, contentType: contentType ?? 'application/octet-stream' };
+  if (typeof value === 'string' && contentType && !contentType.includes('json')) return { body: Buffer.from(value, 'utf8'), contentType };
+  return { body: Buffer.from(JSON.stringify(value), 'utf8'), contentType: contentType ?? 'application/json; charset=utf-8' };
+}
+
+function prepare(r: Extract<Reply, { kind: 'cached' }>, variant: string): Prepared {
+  const data = r.fetched.data;
+  const memo = typeof data === 'object' && data !== null ? prepared.get(data) : undefined;
+  const hit = memo?.get(variant);
+  if (hit) return hit;
+  const { body, contentType } = serialize(r.view ? r.view(data) : data, r.contentType);
+  const p: Prepared = { body, contentType, etag: etagOf(body), lastModified: new Date(r.fetched.fetchedAt).toUTCString() };
+  if (typeof data === 'object' && data !== null) {
+    const m = memo ?? new Map<string, Prepared>();
+    if (m.size >= MAX_VARIANTS) m.delete(m.keys().next().value!);
+    m.set(variant, p);
+    if (!memo) prepared.set(data, m);
+  }
+  return p;
+}
+
+/** RFC 9110 If-None-Match with weak comparison. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
+}
+
+async function send(reply: FastifyReply, request: FastifyRequest, r: Reply, variant: string, now: number): Promise<FastifyReply> {
+  if (r.kind === 'json') {
+    const { body, contentType } = serialize(r.body, undefined);
+    return reply
+      .code(r.status)
+      .headers({ 'content-type': contentType, 'cache-control': 'no-store', ...r.headers })
+      .send(body);
+  }
+  if (r.kind === 'raw') {
+    const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
+    const headers: Record<string, string> = { 'content-type': r.contentType, ...r.headers };
+    if (r.maxAge === undefined) headers['cache-control'] = 'no-store';
+    else {
+      const etag = etagOf(body);
+      headers['cache-control'] = `public, max-age=${r.maxAge}`;
+      headers.etag = etag;
+      if (r.status === 200 && etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).headers(headers).send();
+    }
+    return reply.code(r.status).headers(headers).send(body);
+  }
+  const f = r.fetched;
+  const p = prepare(r, variant);
+  const maxAge = f.stale ? 0 : Math.max(0, Math.ceil((f.expiresAt - now) / 1000));
+  const headers: Record<string, string> = {
+    'content-type': p.contentType,
+    'cache-control': `public, max-age=${maxAge}`,
+    etag: p.etag,
+    age: String(Math.max(0, f.ageSeconds)),
+    'last-modified': p.lastModified,
+  };
+  if (f.stale) {
+    // RFC 7234's stale warning (still the one clients look for) plus a plain marker.
+    headers.warning = '110 - "Response is Stale"';
+    headers['x-cache'] = 'STALE';
+    if (f.staleReason) headers['x-stale-reason'] = f.staleReason;
+  }
+  if (etagMatches(request.headers['if-none-match'], p.etag)) return reply.code(304).headers(headers).send();
+  return reply.code(200).headers(headers).send(p.body);
+}
+
+/** A fastify plugin registering the given routes. */
+export function routeGroup(name: string, defs: RouteDef[]): FastifyPluginAsync {
+  const plugin: FastifyPluginAsync = async (app: FastifyInstance) => {
+    for (const def of defs) {
+      const pathShape = compileShape('path', def.params);
+      const queryShape = compileShape('query', def.query);
+      const { spec } = def;
+      // Without parameters of its own a route has one variant per fetched copy.
+      const plain = Object.keys(def.params).length === 0 && Object.keys(def.query).every((k) => k === 'api_key');
+      app.route({
+        method: spec.method,
+        url: spec.url,
+        config: { starr: def },
+        handler: async (request, reply) => {
+          const issues: ValidationIssue[] = [];
+          const params = pathShape.validate(request.params as Record<string, string>, issues);
+          const query = queryShape.validate(request.query as Record<string, string>, issues);
+          if (issues.length > 0) throw new RequestValidationError(issues);
+          delete (query as Record<string, unknown>).api_key;
+          const rt = app.starr;
+          const result = await spec.handler({ params, query, core: rt.core, auth: request.auth, request, now: rt.now, runtime: rt });
+          const variant = result.kind !== 'cached' ? '' : plain ? spec.url : `${spec.url}\n${JSON.stringify(params)}\n${JSON.stringify(query)}`;
+          return send(reply, request, result, variant, rt.now());
+        },
+      });
+    }
+  };
+  Object.defineProperty(plugin, 'name', { value: `routes:${name}` });
+  return plugin;
+}

@@ -1,0 +1,147 @@
+/** The service's own documents: GET / (about), /healthz, /readyz, /metrics, /openapi.json, /docs. */
+import { z } from 'zod';
+import { renderDocs } from '../docs.ts';
+import { PROMETHEUS_CONTENT_TYPE } from '../metrics.ts';
+import { API_VERSION, buildOpenApi, CREDIT, NOT_AFFILIATED, SERVICE_NAME } from '../openapi.ts';
+import { defineRoute, json, raw, routeGroup, type HttpRuntime } from '../route.ts';
+import { Health, Readiness, ServiceInfo } from '../schemas.ts';
+
+/** The document is built once, on first request, after every route group has registered. */
+const documents = new WeakMap<HttpRuntime, { openapi: string; docs: string }>();
+function docsOf(rt: HttpRuntime) {
+  let d = documents.get(rt);
+  if (!d) {
+    const doc = buildOpenApi(rt.routes, {
+      serviceVersion: rt.serviceVersion,
+      rateLimitFree: rt.core.config.RATE_LIMIT_FREE,
+      rateLimitKey: rt.core.config.RATE_LIMIT_KEY,
+    });
+    d = { openapi: JSON.stringify(doc), docs: renderDocs(doc) };
+    documents.set(rt, d);
+  }
+  return d;
+}
+
+/** How long readiness waits for the game API before calling it unreachable. */
+const READY_TIMEOUT_MS = 5000;
+
+async function check(run: () => Promise<string | null>): Promise<{ ok: boolean; detail?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${READY_TIMEOUT_MS / 1000} s`), READY_TIMEOUT_MS);
+  });
+  try {
+    const problem = await Promise.race([run(), timeout]);
+    return problem === null ? { ok: true } : { ok: false, detail: problem };
+  } catch (e) {
+    return { ok: false, detail: e instanceof Error ? e.message : String(e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export default routeGroup('meta', [
+  defineRoute({
+    method: 'GET',
+    url: '/',
+    operationId: 'about',
+    summary: 'About this service',
+    tags: ['Service'],
+    apiKey: false,
+    response: ServiceInfo,
+    handler: async ({ runtime }) =>
+      json({
+        name: SERVICE_NAME,
+        version: API_VERSION,
+        serviceVersion: runtime.serviceVersion,
+        description: 'Brawl Stars statistics: players, clubs, brawlers, rankings, events, maps, images and charts.',
+        links: { docs: '/docs', openapi: '/openapi.json', health: '/healthz', ready: '/readyz', metrics: '/metrics', gameData: '/game' },
+        credit: CREDIT,
+        notice: NOT_AFFILIATED,
+      }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/healthz',
+    operationId: 'health',
+    summary: 'Liveness',
+    description: 'Answers while the process serves requests. Does not count against the rate limit.',
+    tags: ['Service'],
+    apiKey: false,
+    rateLimit: 'peek',
+    response: Health,
+    handler: async ({ runtime, now }) =>
+      json({
+        status: 'ok',
+        upstream: runtime.upstreamKind,
+        cacheStore: runtime.core.stores.kind,
+        uptimeSeconds: Math.floor((now() - runtime.startedAt) / 1000),
+      }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/readyz',
+    operationId: 'ready',
+    summary: 'Readiness',
+    description:
+      'Ready when the cache store answers and the game API (or the simulated world) answered within the cache lifetime. ' +
+      'Answers 503 otherwise. Does not count against the rate limit.',
+    tags: ['Service'],
+    apiKey: false,
+    rateLimit: 'peek',
+    response: Readiness,
+    errors: { 503: 'Not ready: the store or the game API is unreachable.' },
+    handler: async ({ core }) => {
+      const [store, upstream] = await Promise.all([
+        check(async () => ((await core.stores.ping()) ? null : `${core.stores.kind} store does not answer`)),
+        check(async () => {
+          const f = await core.stats.brawlers();
+          return f.stale ? `serving a stale copy (${f.staleReason ?? 'upstream failed'})` : null;
+        }),
+      ]);
+      const ready = store.ok && upstream.ok;
+      return json(
+        {
+          status: ready ? 'ready' : 'not ready',
+          checks: { store, upstream },
+          ...(ready ? {} : { detail: 'Not ready: see checks.' }),
+        },
+        ready ? 200 : 503,
+      );
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus metrics',
+    description: 'Requests by route and status, latency, cache hits and misses, upstream calls by outcome.',
+    tags: ['Service'],
+    apiKey: false,
+    rateLimit: 'peek',
+    response: { schema: z.string(), contentType: PROMETHEUS_CONTENT_TYPE, description: 'Prometheus text format 0.0.4' },
+    handler: async ({ runtime }) => raw(runtime.metrics.render(), PROMETHEUS_CONTENT_TYPE),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/openapi.json',
+    operationId: 'openapi',
+    summary: 'OpenAPI document',
+    tags: ['Service'],
+    apiKey: false,
+    hidden: true,
+    response: z.unknown(),
+    handler: async ({ runtime }) => raw(docsOf(runtime).openapi, 'application/json; charset=utf-8', { maxAge: 300 }),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/docs',
+    operationId: 'docs',
+    summary: 'API documentation',
+    tags: ['Service'],
+    apiKey: false,
+    hidden: true,
+    response: z.unknown(),
+    handler: async ({ runtime }) => raw(docsOf(runtime).docs, 'text/html; charset=utf-8', { maxAge: 300 }),
+  }),
+]);

@@ -1,0 +1,366 @@
+/**
+ * The HTTP statistics API: a fastify instance over the service core (not listening; app.ts calls
+ * listen, tests call inject or listen on port 0).
+ *
+ * Every request goes through the same steps: rate limit (per API key, or per client IP on the
+ * free plan) with RateLimit-* headers on every response; the key's validity (401) and plan (403);
+ * pydantic-exact validation (422); the handler; then one error mapping so that nothing a client
+ * sends produces a 500 or a body that is not JSON.
+ */
+import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import { usesSimulator } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { createRateLimiter, type RateLimiter, type RateLimitState } from '../store/ratelimit.ts';
+import { isUpstreamError, type UpstreamError } from '../upstream/errors.ts';
+import { InvalidTagError, explainTagProblem } from '../upstream/tags.ts';
+import { MetricsRegistry } from './metrics.ts';
+import { RequestValidationError, errors as pyErrors } from './pydantic.ts';
+import { parseQuery, redactUrl } from './querystring.ts';
+import { HttpError, type Auth, type HttpCore, type HttpRuntime, type RouteDef } from './route.ts';
+import brawlers from './routes/brawlers.ts';
+import events from './routes/events.ts';
+import clubs from './routes/clubs.ts';
+import game from './routes/game.ts';
+import history from './routes/history.ts';
+import images from './routes/images.ts';
+import keys from './routes/keys.ts';
+import meta from './routes/meta.ts';
+import players from './routes/players.ts';
+import rankings from './routes/rankings.ts';
+import search from './routes/search.ts';
+
+/** Every route group, one line each (other workstreams add theirs here). */
+export const ROUTES: FastifyPluginAsync[] = [
+  meta,
+  keys,
+  search,
+  brawlers,
+  players,
+  clubs,
+  history,
+  events,
+  rankings,
+  game,
+  images,
+];
+
+export interface HttpServerOptions {
+  /** clock for rate-limit windows and Cache-Control (default Date.now) */
+  now?: () => number;
+  /** shared with the core so one /metrics shows both (default: a new registry) */
+  metrics?: MetricsRegistry;
+  /** default: counters in the core's cache store (createRateLimiter) */
+  limiter?: RateLimiter;
+  /** default: package.json's version */
+  serviceVersion?: string;
+  /** default: from the config (no token = simulated world) */
+  upstreamKind?: 'official' | 'simulated';
+  /** default: core.logger */
+  logger?: Logger;
+}
+
+const WINDOW_SECONDS = 60;
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * Python's unquote decodes what it can and keeps the rest; the router instead rejects a path with
+ * a malformed escape. Rewrite such paths so they route like they would under FastAPI: a stray `%`
+ * becomes `%25`, an escape run that is not UTF-8 becomes the encoding of its U+FFFD-replaced text.
+ */
+export function sanitizeUrl(url: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.includes('%')) return url;
+  const fixed = path
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25')
+    .replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+      const bytes = Buffer.from(run.replace(/%/g, ''), 'hex');
+      const text = bytes.toString('utf8');
+      return Buffer.from(text, 'utf8').equals(bytes) ? run : encodeURIComponent(text);
+    });
+  return q < 0 ? fixed : fixed + url.slice(q);
+}
+
+/** Seconds a client should wait after an upstream failure with nothing cached. */
+function retryAfter(e: UpstreamError): number {
+  switch (e.kind) {
+    case 'maintenance':
+      return 120;
+    case 'throttled':
+      return Math.max(1, Math.ceil((e as UpstreamError & { retryAfterSeconds?: number }).retryAfterSeconds ?? 10));
+    default:
+      return 30;
+  }
+}
+
+function upstreamDetail(e: UpstreamError): string {
+  switch (e.kind) {
+    case 'maintenance':
+      return "The game's API is in maintenance and no cached copy of this resource exists. Try again later.";
+    case 'throttled':
+      return "The game's API is rate-limiting this service and no cached copy of this resource exists. Try again shortly.";
+    default:
+      return "The game's API is unavailable and no cached copy of this resource exists. Try again later.";
+  }
+}
+
+/** The route's `/players/:tag` as a regular expression, to tell a 405 from a 404. */
+function patternOf(url: string): RegExp {
+  const body = url
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}/?$`);
+}
+
+export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): FastifyInstance {
+  const now = opts.now ?? Date.now;
+  const metrics = opts.metrics ?? new MetricsRegistry();
+  const limiter = opts.limiter ?? createRateLimiter(core.stores, { now });
+  const ownsLimiter = !opts.limiter;
+  const { RATE_LIMIT_FREE, RATE_LIMIT_KEY } = core.config;
+
+  const logger = (opts.logger ?? core.logger).child(
+    { component: 'http' },
+    {
+      serializers: {
+        // Keys, passwords and emails travel in query strings: logs get the URL without them.
+        req: (r: FastifyRequest) => ({ method: r.method, url: redactUrl(r.url), remoteAddress: r.ip }),
+        res: (r: FastifyReply) => ({ statusCode: r.statusCode }),
+      },
+    },
+  );
+
+  const runtime: HttpRuntime = {
+    core,
+    now,
+    routes: [],
+    metrics,
+    startedAt: now(),
+    serviceVersion: opts.serviceVersion ?? packageVersion(),
+    upstreamKind: opts.upstreamKind ?? (usesSimulator(core.config) ? 'simulated' : 'official'),
+  };
+
+  const requests = metrics.counter('starr_http_requests_total', 'HTTP requests by route, method and status');
+  const latency = metrics.histogram('starr_http_request_duration_seconds', 'HTTP request latency by route', [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+  ]);
+  const limited = metrics.counter('starr_http_rate_limited_total', 'Requests refused with 429, by plan');
+  metrics.gauge('starr_process_uptime_seconds', 'Seconds since the HTTP server was created', () => (now() - runtime.startedAt) / 1000);
+  metrics.gauge('starr_process_resident_memory_bytes', 'Resident set size of the process', () => process.memoryUsage.rss());
+
+  const rateHeaders = (reply: FastifyReply, s: RateLimitState) =>
+    reply.headers({
+      'ratelimit-limit': String(s.limit),
+      'ratelimit-remaining': String(s.remaining),
+      'ratelimit-reset': String(s.resetSeconds),
+      'ratelimit-policy': `${s.limit};w=${WINDOW_SECONDS}`,
+    });
+
+  const identity = (request: FastifyRequest, auth: Auth) =>
+    auth.kind === 'key' ? { id: `key:${auth.key.keyId}`, max: RATE_LIMIT_KEY } : { id: `ip:${request.ip}`, max: RATE_LIMIT_FREE };
+
+  /** Sets the RateLimit headers; throws the 429 when the request is over the limit. */
+  function applyLimit(reply: FastifyReply, auth: Auth, s: RateLimitState): void {
+    rateHeaders(reply, s);
+    if (!s.allowed) {
+      limited.inc({ plan: auth.kind === 'key' ? auth.key.plan.name : 'free' });
+      const who = auth.kind === 'key' ? 'for this API key' : 'without an API key';
+      throw new HttpError(
+        429,
+        `Rate limit exceeded: ${s.limit} requests per minute ${who}. Try again in ${s.resetSeconds} seconds.`,
+        { 'retry-after': String(s.resetSeconds) },
+      );
+    }
+  }
+
+  /** Counts the request against its client and sets the headers; throws 429 when over. */
+  async function limit(request: FastifyRequest, reply: FastifyReply, auth: Auth, mode: 'count' | 'peek'): Promise<void> {
+    const { id, max } = identity(request, auth);
+    let s: RateLimitState;
+    try {
+      s = mode === 'peek' ? await limiter.peek(id, max) : await limiter.consume(id, max);
+    } catch (e) {
+      // A store outage must not take the API down with it: serve, say nothing about limits.
+      request.log.warn({ err: e }, 'rate limiter unavailable');
+      return;
+    }
+    applyLimit(reply, auth, s);
+  }
+
+  /** 401 for a key that is not valid, 403 for a premium route on a plan without premium endpoints. */
+  function checkKey(def: RouteDef | undefined, auth: Auth, invalidKey: boolean): void {
+    if (invalidKey) throw new HttpError(401, 'Invalid API key.');
+    if (def?.spec.premium && auth.kind === 'key' && !auth.key.plan.premium) {
+      throw new HttpError(403, `The ${auth.key.plan.name} plan of this API key does not include premium endpoints.`);
+    }
+  }
+
+  /** Key lookup and counting that may wait for the stores. */
+  async function admitSlowly(request: FastifyRequest, reply: FastifyReply, def: RouteDef | undefined, key: string | undefined): Promise<void> {
+    let auth: Auth = { kind: 'free', ip: request.ip };
+    let invalidKey = false;
+    if (key !== undefined) {
+      const info = await core.keys.verify(key).catch((e: unknown) => {
+        request.log.warn({ err: e }, 'API key store unavailable');
+        return null;
+      });
+      if (info) auth = { kind: 'key', ip: request.ip, key: info };
+      else invalidKey = true;
+    }
+    request.auth = auth;
+    await limit(request, reply, auth, def?.spec.rateLimit ?? 'count');
+    checkKey(def, auth, invalidKey);
+  }
+
+  const app = Fastify({
+    loggerInstance: logger,
+    trustProxy: core.config.TRUST_PROXY,
+    bodyLimit: 64 * 1024,
+    rewriteUrl: (req) => sanitizeUrl(req.url ?? '/'),
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      maxParamLength: 2000,
+      querystringParser: (qs: string) => parseQuery(qs),
+    },
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const detail = status === 414 ? 'URI Too Long' : 'Bad Request: malformed URL';
+      void limit(request, reply, { kind: 'free', ip: request.ip }, 'count')
+        .catch(() => undefined)
+        .finally(() => void reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ detail })));
+    },
+    // Requests Node's HTTP parser refuses (bytes not allowed in a request line, oversized headers)
+    // never reach fastify; they still get a JSON answer.
+    clientErrorHandler: (err: Error & { code?: string }, socket: Socket) => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_URI_TOO_LONG' ? 414 : 400;
+      const reason = status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request';
+      const body = JSON.stringify({ detail: reason });
+      // A HEAD answer has no body, and the client would read one as garbage.
+      const packet = (err as { rawPacket?: unknown }).rawPacket;
+      const head = Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
+      socket.end(
+        `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${head ? '' : body}`,
+      );
+    },
+  });
+
+  app.decorate('starr', runtime);
+  app.decorateRequest('auth', null as never);
+
+  // POST /generate-api-keys takes its input in the query string; a body of any type is ignored
+  // (as FastAPI ignores an undeclared body) instead of failing on its content type.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
+
+  const allowed: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    const def = route.config?.starr as RouteDef | undefined;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) allowed.push({ method: m, pattern: patternOf(route.url ?? route.path) });
+    if (def && methods.includes(def.spec.method)) runtime.routes.push(def);
+  });
+
+  // Hooks take callbacks rather than promises: on the hot path (a known client without a key) the
+  // request is admitted without waiting for anything.
+  app.addHook('onRequest', (request, reply, done) => {
+    // A route of another front door may opt out (POST /interactions: Discord's signed requests).
+    if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
+    const def = request.routeOptions.config?.starr as RouteDef | undefined;
+    const key = def && (def.spec.apiKey ?? true) ? (request.query as Record<string, string>).api_key : undefined;
+    if (key === undefined && (def?.spec.rateLimit ?? 'count') === 'count') {
+      const auth: Auth = { kind: 'free', ip: request.ip };
+      const { id, max } = identity(request, auth);
+      const s = limiter.consumeNow?.(id, max);
+      if (s) {
+        request.auth = auth;
+        try {
+          applyLimit(reply, auth, s);
+        } catch (e) {
+          return done(e as Error);
+        }
+        return done();
+      }
+    }
+    admitSlowly(request, reply, def, key).then(() => done(), done);
+  });
+
+  // An answer given before the request body was read (415 on a malformed content type, 404 of a
+  // POST somewhere unknown) must close the connection, or the unread body would be parsed as the
+  // next request on it.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+    latency.observe({ route }, reply.elapsedTime / 1000);
+    done();
+  });
+
+  if (ownsLimiter) app.addHook('onClose', async () => limiter.close());
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const methods = [...new Set(allowed.filter((a) => a.pattern.test(path)).map((a) => a.method))].sort();
+    if (methods.length > 0) {
+      return reply
+        .code(405)
+        .headers({ allow: methods.join(', '), 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+        .send(JSON.stringify({ detail: 'Method Not Allowed' }));
+    }
+    return reply
+      .code(404)
+      .headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+      .send(JSON.stringify({ detail: 'Not Found' }));
+  });
+
+  app.setErrorHandler(async (error: unknown, request, reply) => {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+      reply
+        .code(status)
+        .headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
+        .send(JSON.stringify(body));
+
+    if (error instanceof RequestValidationError) return send(422, { detail: error.issues });
+    if (error instanceof HttpError) return send(error.status, { detail: error.detail }, error.headers);
+    if (isUpstreamError(error)) {
+      if (error.kind === 'not_found') {
+        const def = request.routeOptions.config?.starr as RouteDef | undefined;
+        return send(404, { detail: def?.spec.notFound ?? 'Not Found' });
+      }
+      request.log.warn({ upstream: error.kind, status: error.status }, 'upstream failed with nothing cached');
+      return send(503, { detail: upstreamDetail(error) }, { 'retry-after': String(retryAfter(error)) });
+    }
+    if (error instanceof InvalidTagError) {
+      const e = pyErrors.value(explainTagProblem(error.problem));
+      return send(422, { detail: [{ type: e.type, loc: ['path', 'tag'], msg: e.msg, input: error.input, ctx: e.ctx }] });
+    }
+    const fe = error as Partial<FastifyError>;
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return send(fe.statusCode, { detail: fe.message ?? 'Bad Request' });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(500, { detail: 'Internal Server Error' });
+  });
+
+  for (const group of ROUTES) void app.register(group);
+  return app as unknown as FastifyInstance;
+}

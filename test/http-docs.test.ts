@@ -1,0 +1,218 @@
+/** /openapi.json, /docs, /healthz, /readyz and /metrics. */
+import Ajv2020 from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointLabel, MetricsRegistry } from '../src/http/metrics.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { serve, type HttpClient } from './support/http.ts';
+import { startWorld, type TestWorld } from './support/world.ts';
+
+const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
+
+let w: TestWorld;
+let http: HttpClient;
+const metrics = new MetricsRegistry();
+
+beforeAll(async () => {
+  w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '100000', UPSTREAM_RETRIES: '0' }, metrics });
+  http = await serve(createHttpServer(w.core, { now: w.now, metrics }));
+});
+afterAll(async () => {
+  await http?.close();
+  await w?.close();
+});
+
+type Json = Record<string, any>;
+
+describe('/openapi.json', () => {
+  let doc: Json;
+  beforeAll(async () => {
+    const r = await http.get('/openapi.json');
+    expect(r.status).toBe(200);
+    doc = r.json();
+  });
+
+  it('is OpenAPI 3.1.0, version 1.2.0, with every endpoint of the interface served here', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('1.2.0');
+    expect(doc.info.description).toMatch(/not affiliated/);
+    const ops = Object.entries(doc.paths as Json).flatMap(([p, m]) => Object.keys(m as Json).map((k) => `${k.toUpperCase()} ${p}`));
+    for (const op of [
+      'POST /generate-api-keys',
+      'GET /brawlers',
+      'GET /brawlers/{brawlerId}',
+      'GET /players/{tag}',
+      'GET /players/{tag}/battlelog',
+      'GET /clubs/{tag}',
+      'GET /rankings/{countryCode}/clubs',
+      'GET /rankings/{countryCode}/players',
+      'GET /rankings/{countryCode}/brawlers/{brawlerId}',
+      'GET /game',
+      'GET /game/{file}',
+    ]) {
+      expect(ops).toContain(op);
+    }
+    expect(ops.some((o) => o.includes('openapi.json') || o.includes('/docs'))).toBe(false);
+  });
+
+  it("documents parameters as the interface declares them, api_key included", () => {
+    const battlelog = doc.paths['/players/{tag}/battlelog'].get;
+    expect(battlelog.parameters.map((p: Json) => [p.name, p.in, p.required])).toEqual([
+      ['tag', 'path', true],
+      ['limit', 'query', false],
+      ['api_key', 'query', false],
+    ]);
+    expect(battlelog.parameters[1].schema).toMatchObject({ type: 'integer', default: 25 });
+    const keys = doc.paths['/generate-api-keys'].post;
+    expect(keys.parameters.map((p: Json) => [p.name, p.required])).toEqual([
+      ['ip', true],
+      ['email', true],
+      ['password', true],
+    ]);
+    expect(keys.parameters[2].schema.minLength).toBe(8);
+    expect(doc.paths['/game'].get.parameters).toBeUndefined();
+    expect(doc.paths['/game'].get.responses['422']).toBeUndefined();
+  });
+
+  it('describes every response body from the same schemas, errors included', () => {
+    const rankings = doc.paths['/rankings/{countryCode}/clubs'].get.responses;
+    expect(rankings['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/ClubRankingResponse');
+    expect(rankings['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPValidationError');
+    expect(rankings['429'].headers['Retry-After']).toBeDefined();
+    expect(rankings['503']).toBeDefined();
+    const envelope = doc.components.schemas.ClubRankingResponse;
+    expect(envelope.required).toEqual(['region', 'timestamp', 'items']);
+    expect(envelope.properties.items.items.$ref).toBe('#/components/schemas/ClubRankingItem');
+    expect(doc.components.schemas.ClubRankingItem.required.sort()).toEqual(['badgeId', 'memberCount', 'name', 'rank', 'tag', 'trophies']);
+    expect(doc.components.schemas.ValidationError.required).toEqual(['loc', 'msg', 'type']);
+    expect(doc.paths['/game/{file}'].get.responses['200'].content['text/csv']).toBeDefined();
+    const refs = JSON.stringify(doc).match(/#\/components\/schemas\/[\w]+/g)!;
+    for (const ref of new Set(refs)) expect(doc.components.schemas[ref.split('/').pop()!], ref).toBeDefined();
+  });
+});
+
+describe('/docs', () => {
+  it('is an HTML page of the same document, with no script or stylesheet from elsewhere', async () => {
+    const r = await http.get('/docs');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(r.text).toMatch(/^<!doctype html>/);
+    for (const path of ['/players/{tag}/battlelog', '/rankings/{countryCode}/brawlers/{brawlerId}', '/generate-api-keys', '/game']) {
+      expect(r.text).toContain(path);
+    }
+    expect(r.text).toContain('id="schema-ClubRankingResponse"');
+    expect(r.text).not.toMatch(/<script|<link[^>]+stylesheet|https?:\/\/[^"' ]+\.(js|css)/);
+  });
+});
+
+describe('health and metrics', () => {
+  it('/healthz says the process is alive, which upstream and store it uses', async () => {
+    const r = await http.get('/healthz');
+    expect(r.status).toBe(200);
+    expect(r.json()).toMatchObject({ status: 'ok', upstream: 'simulated', cacheStore: 'sqlite' });
+    expect(Number.isInteger(r.json().uptimeSeconds)).toBe(true);
+  });
+
+  it('/readyz is ready while the store and the game API answer, 503 while the game API is down with nothing fresh', async () => {
+    const ready = await http.get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { store: { ok: true }, upstream: { ok: true } } });
+
+    w.clock.advance(3600_000);
+    w.sim.faults.set({ maintenance: true });
+    try {
+      const down = await http.get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.json()).toMatchObject({ status: 'not ready', checks: { store: { ok: true }, upstream: { ok: false } } });
+    } finally {
+      w.sim.faults.set({ maintenance: false });
+    }
+  });
+
+  it('/metrics counts requests by route and status, latency, cache and upstream outcomes', async () => {
+    await http.get('/brawlers');
+    await http.get('/brawlers/abc');
+    await http.get('/nowhere');
+    const r = await http.get('/metrics');
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(r.text).toMatch(/^starr_http_requests_total\{route="\/brawlers",method="GET",status="200"\} \d+$/m);
+    expect(r.text).toMatch(/^starr_http_requests_total\{route="\/brawlers\/:brawlerId",method="GET",status="422"\} 1$/m);
+    expect(r.text).toMatch(/^starr_http_requests_total\{route="unmatched",method="GET",status="404"\} 1$/m);
+    expect(r.text).toMatch(/^starr_http_request_duration_seconds_bucket\{route="\/brawlers",le="\+Inf"\} \d+$/m);
+    expect(r.text).toMatch(/^# TYPE starr_http_request_duration_seconds histogram$/m);
+    // the core's cache and upstream counters and the client's attempts, in the same registry
+    expect(r.text).toMatch(/^starr_core_reads_total\{resource="brawlers",source="upstream"\} 1$/m);
+    expect(r.text).toMatch(/^starr_core_reads_total\{resource="brawlers",source="stale"\} \d+$/m);
+    expect(r.text).toMatch(/^starr_core_upstream_calls_total\{resource="brawlers",result="ok"\} 1$/m);
+    expect(r.text).toMatch(/^starr_core_upstream_calls_total\{resource="brawlers",result="maintenance"\} \d+$/m);
+    expect(r.text).toMatch(/^starr_upstream_requests_total\{endpoint="\/brawlers",outcome="ok"\} 1$/m);
+    expect(r.text).toMatch(/^starr_upstream_requests_total\{endpoint="\/brawlers",outcome="maintenance"\} \d+$/m);
+  });
+});
+
+describe('metric labels', () => {
+  it('name upstream endpoints without tags, ids or countries, so label values stay few', () => {
+    expect(endpointLabel('/players/%232PP0GQ9LU/battlelog')).toBe('/players/{tag}/battlelog');
+    expect(endpointLabel('/clubs/%23ABC?x=1')).toBe('/clubs/{tag}');
+    expect(endpointLabel('/rankings/KR/brawlers/16000000?limit=200')).toBe('/rankings/{countryCode}/brawlers/{id}');
+    expect(endpointLabel('/brawlers/16000000')).toBe('/brawlers/{id}');
+    expect(endpointLabel('/events/rotation')).toBe('/events/rotation');
+  });
+});
+
+describe('the document describes what the server sends', () => {
+  it('every JSON body validates against the schema documented for its path and status', async () => {
+    const doc = (await http.get('/openapi.json')).json();
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema(doc, 'openapi');
+    // The core leaves the game API alone for a while after the maintenance of an earlier test.
+    w.clock.advance(60_000);
+    const player = w.sim.world.playerTag(5).slice(1);
+    const club = w.sim.world.clubTag(2).slice(1);
+    // [method, URL, documented path, the status this call must get]
+    const calls: [string, string, string, number][] = [
+      ['GET', '/', '/', 200],
+      ['GET', '/brawlers', '/brawlers', 200],
+      ['GET', '/brawlers/16000002', '/brawlers/{brawlerId}', 200],
+      ['GET', '/brawlers/1', '/brawlers/{brawlerId}', 404],
+      ['GET', `/players/${player}`, '/players/{tag}', 200],
+      ['GET', `/players/${player}/battlelog?limit=5`, '/players/{tag}/battlelog', 200],
+      ['GET', '/players/x!/battlelog?limit=y', '/players/{tag}/battlelog', 422],
+      ['GET', `/clubs/${club}`, '/clubs/{tag}', 200],
+      ['GET', '/rankings/global/players?limit=20', '/rankings/{countryCode}/players', 200],
+      ['GET', '/rankings/de/clubs', '/rankings/{countryCode}/clubs', 200],
+      ['GET', '/rankings/global/brawlers/16000003', '/rankings/{countryCode}/brawlers/{brawlerId}', 200],
+      ['GET', '/game', '/game', 200],
+      ['GET', '/game/none.csv', '/game/{file}', 404],
+      ['GET', '/healthz', '/healthz', 200],
+      ['GET', '/readyz', '/readyz', 200],
+      ['POST', '/generate-api-keys?ip=::1&email=schema%40example.com&password=password1', '/generate-api-keys', 200],
+      ['POST', '/generate-api-keys?ip=::1&email=schema%40example.com&password=password2', '/generate-api-keys', 401],
+      ['POST', '/generate-api-keys', '/generate-api-keys', 422],
+      ['GET', '/brawlers?api_key=wrong', '/brawlers', 401],
+    ];
+    for (const [method, url, template, status] of calls) {
+      const r = await http.call(method, url);
+      expect(r.status, `${method} ${url}`).toBe(status);
+      const response = doc.paths[template][method.toLowerCase()].responses[String(r.status)];
+      expect(response, `${method} ${url} answered ${r.status}, which is not documented`).toBeDefined();
+      const schema = response.content['application/json'].schema;
+      const validate = ajv.compile({ $ref: `openapi${schema.$ref}` });
+      expect(validate(r.json()), `${method} ${url} (${r.status}): ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
+  });
+
+  it('documents the 503 of a game API outage with the same error schema it sends', async () => {
+    const doc = (await http.get('/openapi.json')).json();
+    w.sim.faults.set({ maintenance: true });
+    try {
+      const r = await http.get(`/players/${w.sim.world.playerTag(77).slice(1)}`);
+      expect(r.status).toBe(503);
+      expect(doc.paths['/players/{tag}'].get.responses['503'].content['application/json'].schema.$ref).toBe('#/components/schemas/HTTPError');
+      expect(Object.keys(r.json())).toEqual(['detail']);
+    } finally {
+      w.sim.faults.set({ maintenance: false });
+      w.clock.advance(60_000);
+    }
+  });
+});
