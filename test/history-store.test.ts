@@ -1,0 +1,284 @@
+/**
+ * The history store: migrations (from empty and from the previous version), a writer killed with
+ * SIGKILL mid-write, battle deduplication across overlapping logs, pruning, and name search
+ * (ranking, case and accent folding).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { World } from '../src/sim/world.ts';
+import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../src/store/history-schema.ts';
+import { HistoryStore } from '../src/store/history-store.ts';
+import { foldName, matchClass } from '../src/store/search-fold.ts';
+import { Sqlite } from '../src/store/sqlite.ts';
+import { BattleLog, type Player, type PlayerRankingItem } from '../src/upstream/schemas.ts';
+
+const T0 = Date.UTC(2026, 5, 1, 12);
+const MIN = 60_000;
+const DAY = 86_400_000;
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'starr-history-'));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const ranking = (rows: [string, string, number][]): PlayerRankingItem[] =>
+  rows.map(([tag, name, trophies], i) => ({ tag, name, trophies, rank: i + 1 }));
+
+describe('migrations', () => {
+  it('creates the latest schema in an empty store', async () => {
+    const db = await Sqlite.open(join(tempDir(), 'h.sqlite'));
+    expect(await schemaVersion(db)).toBe(0);
+    expect(await migrate(db)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(await schemaVersion(db)).toBe(LATEST_VERSION);
+    expect(await migrate(db)).toEqual([]);
+    await db.close();
+  });
+
+  it('upgrades a store of the previous version with its data: names recorded before search existed are found', async () => {
+    const path = join(tempDir(), 'h.sqlite');
+    const db = await Sqlite.open(path);
+    await migrate(db, MIGRATIONS, LATEST_VERSION - 1);
+    await db.run("INSERT INTO player (tag, name, trophies, seen_at) VALUES ('#P1', 'Jérôme', 500, 1), ('#P2', 'Other', 10, 1)");
+    await db.run("INSERT INTO player_state (player_id, t, state) VALUES (1, 1, x'00')");
+    await db.close();
+
+    const store = await HistoryStore.open({ path });
+    expect(await schemaVersion(store.r)).toBe(LATEST_VERSION);
+    const hits = await store.search('player', 'JEROME', 10, 0);
+    expect(hits.items.map((h) => [h.tag, h.match])).toEqual([['#P1', 0]]);
+    expect((await store.counts()).player_state).toBe(1);
+    await store.close();
+  });
+
+  it('refuses a store written by a newer version', async () => {
+    const path = join(tempDir(), 'h.sqlite');
+    const db = await Sqlite.open(path);
+    await migrate(db);
+    await db.run('UPDATE schema_version SET version = ?', [LATEST_VERSION + 1]);
+    await db.close();
+    await expect(HistoryStore.open({ path })).rejects.toThrow(/newer than this version/);
+  });
+});
+
+describe('a writer killed mid-write', () => {
+  it('leaves a store that opens consistent, every committed round whole', async () => {
+    const path = join(tempDir(), 'h.sqlite');
+    const perRound = 20;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/history-writer.ts', path, String(perRound)], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let committed = 0;
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        const lines = chunk.toString().trim().split('\n');
+        committed = Number(lines[lines.length - 1]);
+        // Kill while it writes: after some rounds, at an arbitrary point of the next one.
+        if (committed >= 15) {
+          child.kill('SIGKILL');
+          resolve();
+        }
+      });
+      child.on('exit', (code, signal) => (signal ? resolve() : reject(new Error(`writer exited early with ${code}`))));
+    });
+    await new Promise((r) => child.once('close', r));
+
+    const store = await HistoryStore.open({ path });
+    expect(await store.r.get<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    const rounds = new Set<number>();
+    for (let i = 0; i < perRound; i++) {
+      const snaps = await store.snapshots('player', `#P${i}`);
+      // newest first, one per round, each the round it was written in
+      expect(snaps.map((s) => s.state.trophies)).toEqual(Array.from({ length: snaps.length }, (_, k) => snaps.length - k));
+      rounds.add(snaps.length);
+    }
+    expect(rounds.size).toBe(1);
+    expect([...rounds][0]).toBeGreaterThanOrEqual(committed);
+    await store.close();
+  });
+});
+
+describe('recording', () => {
+  let store: HistoryStore;
+  const world = new World({ seed: 'store', players: 200, clubs: 20 });
+  beforeAll(async () => {
+    store = await HistoryStore.open({ dir: tempDir() });
+  });
+  afterAll(async () => store.close());
+
+  it('stores each battle once across overlapping logs and counts it once in the map statistics', async () => {
+    const tag = world.playerTag(0);
+    // Two polls 30 minutes apart: their logs overlap in all but the newest battles.
+    const a = BattleLog.parse(world.battlelog(tag, T0 - 30 * MIN));
+    const b = BattleLog.parse(world.battlelog(tag, T0));
+    await store.record([{ kind: 'battlelog', atMs: T0 - 30 * MIN, tag, data: a }]);
+    await store.record([{ kind: 'battlelog', atMs: T0, tag, data: b }]);
+    // ...and the same log again from a retry.
+    const again = await store.record([{ kind: 'battlelog', atMs: T0, tag, data: b }]);
+    expect(again.newBattles).toBe(0);
+    expect(again.playerBattles).toBe(0);
+    const times = new Set([...a.items, ...b.items].map((i) => i.battleTime));
+    expect((await store.counts()).battle).toBe(times.size);
+    expect((await store.playerBattles(tag)).length).toBe(times.size);
+
+    // The same battle seen from another participant's log is not a new battle.
+    const item = b.items.find((i) => (i.battle?.teams?.flat().length ?? 0) > 1)!;
+    const other = item.battle!.teams!.flat().find((p) => p.tag !== tag)!;
+    const mirrored = await store.record([{ kind: 'battlelog', atMs: T0, tag: other.tag, data: { items: [item], paging: { cursors: {} } } }]);
+    expect(mirrored.newBattles).toBe(0);
+    expect(mirrored.playerBattles).toBe(1);
+
+    // Picks on every map add up to the participants of the distinct battles that count.
+    let picks = 0;
+    for (const m of await store.maps()) picks += (await store.mapBrawlerCounts(m.id)).rows.reduce((s, r) => s + r.picks, 0);
+    const expected = [...new Map([...a.items, ...b.items].map((i) => [i.battleTime, i])).values()]
+      .filter((i) => i.event.id > 0 && ['ranked', 'soloRanked', 'teamRanked'].includes(i.battle?.type ?? ''))
+      .reduce((s, i) => s + [...(i.battle!.teams?.flat() ?? []), ...(i.battle!.players ?? [])].reduce((x, p) => x + (p.brawlers?.length || (p.brawler ? 1 : 0)), 0), 0);
+    expect(picks).toBe(expected);
+  });
+
+  it('writes nothing for a poll that saw no change, and only the changed leaves for one that did', async () => {
+    const p = world.playerBody(5, T0) as unknown as Player;
+    const first = await store.record([{ kind: 'player', atMs: T0, data: p }]);
+    expect(first.playerSnapshots).toBe(1);
+    const same = await store.record([{ kind: 'player', atMs: T0 + 30 * MIN, data: p }]);
+    expect(same.playerSnapshots).toBe(0);
+    const moved = { ...p, trophies: p.trophies + 7 };
+    const changed = await store.record([{ kind: 'player', atMs: T0 + 60 * MIN, data: moved }]);
+    expect(changed.playerSnapshots).toBe(1);
+    expect(changed.snapshotBytes).toBeLessThan(40);
+    const snaps = await store.snapshots('player', p.tag);
+    expect(snaps.map((s) => [s.t, s.state.trophies])).toEqual([
+      [(T0 + 60 * MIN) / 1000, p.trophies + 7],
+      [T0 / 1000, p.trophies],
+    ]);
+  });
+});
+
+describe('pruning', () => {
+  it('drops what is older than the retention and keeps every newest state readable', async () => {
+    const store = await HistoryStore.open({ dir: tempDir() });
+    const world = new World({ seed: 'prune', players: 100, clubs: 10 });
+    const tag = world.playerTag(1);
+    const times = [T0 - 40 * DAY, T0 - 20 * DAY, T0 - 5 * DAY, T0];
+    for (const t of times) {
+      await store.record([
+        { kind: 'player', atMs: t, data: world.playerBody(1, t) as unknown as Player },
+        { kind: 'battlelog', atMs: t, tag, data: BattleLog.parse(world.battlelog(tag, t)) },
+      ]);
+    }
+    await store.track('player', world.playerTag(2), T0 - 2 * DAY, T0 - 30 * DAY);
+    const before = await store.snapshots('player', tag);
+    expect(before.length).toBe(4);
+
+    const report = await store.prune(T0, 10);
+    expect(report.snapshots).toBe(2);
+    expect(report.trackings).toBe(1);
+    const after = await store.snapshots('player', tag);
+    expect(after.map((s) => s.t)).toEqual(before.slice(0, 2).map((s) => s.t));
+    expect(after[1]!.state).toEqual(before[1]!.state);
+    const battles = await store.playerBattles(tag);
+    expect(battles.length).toBeGreaterThan(0);
+    expect(Math.min(...battles.map((b) => b.t))).toBeGreaterThanOrEqual((T0 - 10 * DAY) / 1000);
+    const days = await store.r.all<{ day: number }>('SELECT DISTINCT day FROM map_brawler_day');
+    expect(days.every((d) => d.day >= Math.floor((T0 - 10 * DAY) / DAY))).toBe(true);
+    await store.close();
+  });
+});
+
+describe('name search', () => {
+  let store: HistoryStore;
+  beforeAll(async () => {
+    store = await HistoryStore.open({ dir: tempDir() });
+    await store.record([
+      {
+        kind: 'playerRanking',
+        atMs: T0,
+        region: 'global',
+        data: ranking([
+          ['#J1', 'Jérôme', 100],
+          ['#J2', 'jerome', 200],
+          ['#J3', 'JEROME the great', 300],
+          ['#J4', 'Big Jérôme', 400],
+          ['#J5', 'xjeromex', 500],
+          ['#J6', '<c5>Jer</c>', 50],
+          ['#S1', 'Straße', 60],
+          ['#S2', 'STRASSE king', 70],
+          ['#D1', 'Dark-Knight', 80],
+        ]),
+      },
+    ]);
+  });
+  afterAll(async () => store.close());
+
+  const find = async (q: string) => (await store.search('player', q, 50, 0)).items.map((h) => [h.name, h.match]);
+
+  it('ranks exact, prefix, word, then substring matches, each by trophies, ignoring case and accents', async () => {
+    expect(await find('JÉROME')).toEqual([
+      ['jerome', 0],
+      ['Jérôme', 0],
+      ['JEROME the great', 1],
+      ['Big Jérôme', 2],
+      ['xjeromex', 3],
+    ]);
+    expect(await find('jer')).toEqual([
+      ['<c5>Jer</c>', 0],
+      ['JEROME the great', 1],
+      ['jerome', 1],
+      ['Jérôme', 1],
+      ['Big Jérôme', 2],
+      ['xjeromex', 3],
+    ]);
+  });
+
+  it('folds ß to ss, finds words across punctuation, and pages with a total', async () => {
+    expect(await find('strasse')).toEqual([['Straße', 0], ['STRASSE king', 1]]);
+    expect(await find('dark kn')).toEqual([['Dark-Knight', 2]]);
+    const page = await store.search('player', 'jer', 2, 1);
+    expect(page.items.map((h) => h.name)).toEqual(['JEROME the great', 'jerome']);
+    expect(page.total).toBe(6);
+    expect((await store.search('player', 'zz', 10, 0)).total).toBe(0);
+  });
+
+  it('keeps the index current when a name or trophies change', async () => {
+    await store.record([{ kind: 'playerRanking', atMs: T0 + DAY, region: 'global', data: ranking([['#J2', 'Renamed', 900], ['#J1', 'Jérôme', 1000]]) }]);
+    expect(await find('jerome')).toEqual([['Jérôme', 0], ['JEROME the great', 1], ['Big Jérôme', 2], ['xjeromex', 3]]);
+    expect(await find('renamed')).toEqual([['Renamed', 0]]);
+    // an older sighting never overwrites a newer name
+    await store.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: ranking([['#J2', 'jerome', 200]]) }]);
+    expect(await find('renamed')).toEqual([['Renamed', 0]]);
+  });
+
+  it('agrees with the match classes for any names and queries', async () => {
+    const s = await HistoryStore.open({ dir: tempDir() });
+    const alphabet = ['a', 'b', 'á', 'B', ' ', '-', 'ab', 'ß'];
+    const nameArb = fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 6 }).map((p) => p.join(''));
+    const names = fc.sample(nameArb, { numRuns: 150, seed: 7 });
+    const rows = names.map((n, i) => [`#N${i}`, n, 1000 + ((i * 37) % 150)] as [string, string, number]);
+    await s.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: ranking(rows) }]);
+    await fc.assert(
+      fc.asyncProperty(nameArb, async (query) => {
+        const q = foldName(query);
+        if ([...q].length < 2) return;
+        const got = await s.search('player', query, 250, 0);
+        const expected = rows
+          .map(([tag, name, trophies], i) => ({ tag, cls: matchClass(foldName(name), q), trophies, i }))
+          .filter((r) => r.cls !== null)
+          .sort((x, y) => x.cls! - y.cls! || y.trophies - x.trophies || x.i - y.i);
+        expect(got.items.map((h) => [h.tag, h.match])).toEqual(expected.map((e) => [e.tag, e.cls]));
+        expect(got.total).toBe(expected.length);
+      }),
+      { numRuns: 60, seed: 11 },
+    );
+    await s.close();
+  });
+});
