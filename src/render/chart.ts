@@ -1,0 +1,268 @@
+/**
+ * Player and club charts: Chart.js draws the plot onto a napi canvas, we draw the frame around it
+ * (header, summary numbers, notes, credit line) in the shared visual language. A chart with too little
+ * recorded history is still a finished picture that says so.
+ */
+import { createCanvas, type Canvas } from '@napi-rs/canvas';
+import { Chart, registerables, type ChartConfiguration } from 'chart.js';
+import { CHART_SIZE, type ChartOption } from './catalogue.ts';
+import {
+  background,
+  creditLine,
+  drawName,
+  drawParagraph,
+  drawText,
+  emptyState,
+  fmt,
+  fmtCompact,
+  fmtDate,
+  fmtSigned,
+  makeCanvas,
+  panel,
+  THEME,
+  type Ctx,
+  type Quality,
+} from './draw.ts';
+import { DISPLAY_FAMILY, FALLBACK_FAMILIES } from './fonts.ts';
+import { nameColorToCss } from '../upstream/schemas.ts';
+import type { ChartInput, ChartSeries } from './types.ts';
+
+Chart.register(...registerables);
+
+const PALETTE = [THEME.trophy, '#5fd3ff', '#ff7ad9', THEME.win];
+const DAY = 86_400_000;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** Tick label for a time, at a granularity fitting the span shown. */
+export function timeLabel(t: number, spanMs: number): string {
+  const d = new Date(t);
+  const hhmm = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  if (spanMs <= 2 * DAY) return hhmm;
+  if (spanMs <= 200 * DAY) return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+  return `${MONTHS[d.getUTCMonth()]} ${String(d.getUTCFullYear()).slice(2)}`;
+}
+
+function monthLabel(t: number): string {
+  const d = new Date(t);
+  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+interface Summary {
+  label: string;
+  value: string;
+  color?: string;
+}
+
+function summaries(opt: ChartOption<string>, series: ChartSeries[]): Summary[] {
+  const main = series[0]?.points ?? [];
+  if (main.length === 0) return [];
+  if (opt.style === 'bar') {
+    const total = main.reduce((s, p) => s + p.v, 0);
+    const busiest = main.reduce((a, b) => (b.v > a.v ? b : a));
+    const per = opt.metric === 'battlesPerMonth' ? 'month' : 'day';
+    const label = (t: number) => (per === 'month' ? monthLabel(t) : fmtDate(t));
+    return [
+      { label: 'Total', value: fmt(total), color: THEME.trophy },
+      { label: `Average per ${per}`, value: fmt(Math.round(total / main.length)) },
+      { label: `Busiest ${per}`, value: `${fmt(busiest.v)} · ${label(busiest.t)}` },
+    ];
+  }
+  const first = main[0]!;
+  const last = main[main.length - 1]!;
+  const max = main.reduce((a, b) => (b.v > a.v ? b : a));
+  const change = last.v - first.v;
+  return [
+    { label: 'Now', value: fmt(last.v), color: series[0]?.color ?? THEME.trophy },
+    { label: 'Change', value: fmtSigned(change), color: change > 0 ? THEME.win : change < 0 ? THEME.loss : THEME.text },
+    { label: 'Highest', value: fmt(max.v) },
+    { label: 'Recorded points', value: fmt(series.reduce((s, x) => s + x.points.length, 0)) },
+  ];
+}
+
+function header(ctx: Ctx, W: number, input: ChartInput, title: string, range: string): void {
+  drawName(ctx, input.name, 36, 68, { size: 44, color: nameColorToCss(input.nameColor) ?? THEME.text, maxWidth: 640, minSize: 26 });
+  drawText(ctx, input.tag, 36, 104, { size: 22, color: THEME.muted, outline: 0.1 });
+  drawText(ctx, title.toUpperCase(), W - 36, 66, { size: 42, color: THEME.trophy, align: 'right', maxWidth: 480, minSize: 24 });
+  drawText(ctx, range, W - 36, 100, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right' });
+}
+
+const TICK_FONT = { family: [DISPLAY_FAMILY, ...FALLBACK_FAMILIES].map((f) => `"${f}"`).join(', '), size: 16 };
+
+function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: number, to: number, scale: number, area: { x: number; y: number; w: number; h: number }, W: number, H: number): ChartConfiguration {
+  const padding = { left: area.x, top: area.y, right: W - area.x - area.w, bottom: H - area.y - area.h };
+  const grid = { color: 'rgba(255,255,255,0.10)', tickColor: 'rgba(255,255,255,0.10)' };
+  const yTicks = { color: THEME.muted, font: TICK_FONT, callback: (v: unknown) => fmtCompact(Number(v)), maxTicksLimit: 7 };
+  const common = {
+    animation: false as const,
+    responsive: false,
+    devicePixelRatio: scale,
+    layout: { padding },
+    events: [],
+    plugins: {
+      legend: {
+        display: series.length > 1,
+        align: 'end' as const,
+        labels: { color: THEME.text, font: { ...TICK_FONT, size: 18 }, boxWidth: 18, boxHeight: 18 },
+      },
+      tooltip: { enabled: false },
+      title: { display: false },
+    },
+  };
+  if (opt.style === 'bar') {
+    const main = series[0]?.points ?? [];
+    const monthly = opt.metric === 'battlesPerMonth';
+    const span = (main.at(-1)?.t ?? to) - (main[0]?.t ?? from);
+    return {
+      type: 'bar',
+      data: {
+        labels: main.map((p) => (monthly ? monthLabel(p.t) : timeLabel(p.t, Math.max(span, 3 * DAY)))),
+        datasets: [
+          {
+            label: series[0]?.label ?? '',
+            data: main.map((p) => p.v),
+            backgroundColor: series[0]?.color ?? THEME.trophy,
+            borderColor: THEME.outline,
+            borderWidth: main.length > 90 ? 0 : 2,
+            borderRadius: main.length > 90 ? 0 : 6,
+            categoryPercentage: 0.86,
+            barPercentage: main.length > 90 ? 1 : 0.9,
+          },
+        ],
+      },
+      options: {
+        ...common,
+        scales: {
+          x: { ticks: { color: THEME.muted, font: TICK_FONT, maxRotation: 0, autoSkip: true, autoSkipPadding: 18 }, grid: { display: false } },
+          y: { beginAtZero: true, ticks: { ...yTicks, precision: 0 }, grid },
+        },
+      },
+    } as ChartConfiguration;
+  }
+  const span = Math.max(1, to - from);
+  // A second line (records: the best brawler next to the player) has its own scale on the right:
+  // 3,000 next to 130,000 on one axis would be a flat line at the bottom.
+  const bounds = (pts: { v: number }[]) => {
+    const vs = pts.map((p) => p.v);
+    const lo = Math.min(...vs);
+    const hi = Math.max(...vs);
+    const pad = Math.max(1, (hi - lo) * 0.08, Math.abs(hi) * 0.002);
+    // suggested (not hard) bounds: Chart.js still rounds the axis to readable ticks
+    return { suggestedMin: lo >= 0 ? Math.max(0, lo - pad) : lo - pad, suggestedMax: hi + pad };
+  };
+  const axes: Record<string, unknown> = {
+    y: { ...bounds(series[0]?.points ?? []), ticks: yTicks, grid },
+  };
+  if (series.length > 1) {
+    const color = series[1]!.color ?? PALETTE[1]!;
+    axes.y1 = { position: 'right', ...bounds(series[1]!.points), ticks: { ...yTicks, color }, grid: { display: false } };
+  }
+  return {
+    type: 'line',
+    data: {
+      datasets: series.map((s, i) => {
+        const color = s.color ?? PALETTE[i % PALETTE.length]!;
+        return {
+          yAxisID: i === 1 ? 'y1' : 'y',
+          label: s.label,
+          data: s.points.map((p) => ({ x: p.t, y: p.v })),
+          borderColor: color,
+          backgroundColor: i === 0 ? `${color}26` : 'transparent',
+          fill: i === 0 && series.length === 1 ? 'start' : false,
+          borderWidth: 4,
+          pointRadius: s.points.length <= 40 ? 4 : 0,
+          pointBackgroundColor: color,
+          pointBorderColor: THEME.outline,
+          pointBorderWidth: 1.5,
+          tension: 0,
+          stepped: false,
+        };
+      }),
+    },
+    options: {
+      ...common,
+      parsing: false,
+      normalized: true,
+      plugins: { ...common.plugins, decimation: { enabled: true, algorithm: 'lttb', samples: Math.round(area.w / 2) } },
+      scales: {
+        x: {
+          type: 'linear',
+          min: from,
+          max: to,
+          ticks: { color: THEME.muted, font: TICK_FONT, maxRotation: 0, maxTicksLimit: 8, callback: (v: unknown) => timeLabel(Number(v), span) },
+          grid,
+        },
+        ...axes,
+      },
+    },
+  } as ChartConfiguration;
+}
+
+/** Points with at least `min` entries in the first series → drawable. */
+export function hasEnoughData(opt: ChartOption<string>, series: ChartSeries[]): boolean {
+  const n = series[0]?.points.length ?? 0;
+  if (n < opt.minPoints) return false;
+  if (opt.style === 'bar') return (series[0]?.points ?? []).some((p) => p.v > 0);
+  return true;
+}
+
+/**
+ * Draws a chart picture. `note` is printed under the plot (definitions of derived measures).
+ */
+export function renderChart(opt: ChartOption<string>, input: ChartInput, quality: Quality, note?: string): Canvas {
+  const { width: W, height: H } = CHART_SIZE;
+  const { canvas, ctx } = makeCanvas(W, H, quality);
+  background(ctx, W, H);
+  const range = `${fmtDate(input.from)} – ${fmtDate(input.to)} (UTC)`;
+  header(ctx, W, input, opt.title, range);
+
+  const top = 128;
+  const bottom = H - 34 - (note ? 44 : 16);
+  if (!hasEnoughData(opt, input.series)) {
+    const n = input.series[0]?.points.length ?? 0;
+    emptyState(
+      ctx,
+      36,
+      top,
+      W - 72,
+      bottom - top,
+      'Not enough history yet',
+      n === 0
+        ? `Starr Stats has recorded nothing for this ${opt.unit} chart in this period. It records a player or club every time someone looks them up, and keeps tracking them for a while.`
+        : `Only ${n} recorded point${n === 1 ? '' : 's'} in this period; a chart needs at least ${Math.max(2, opt.minPoints)}. Check back after the next recordings.`,
+    );
+  } else {
+    const chips = summaries(opt, input.series);
+    const cw = (W - 72) / Math.max(1, chips.length);
+    panel(ctx, 36, top, W - 72, 74, { r: 14 });
+    chips.forEach((c, i) => {
+      const x = 36 + 20 + i * cw;
+      drawText(ctx, c.label.toUpperCase(), x, top + 28, { size: 15, color: THEME.muted, outline: 0, shadow: false, maxWidth: cw - 24 });
+      drawText(ctx, c.value, x, top + 60, { size: 26, color: c.color ?? THEME.text, maxWidth: cw - 24, minSize: 16 });
+    });
+    const py = top + 90;
+    panel(ctx, 36, py, W - 72, bottom - py, { r: 14 });
+    const area = { x: 36 + 14, y: py + 14, w: W - 72 - 28, h: bottom - py - 24 };
+    drawPlot(ctx, canvas.width / W, opt, input, area, W, H);
+  }
+  if (note) drawParagraph(ctx, note, 36, H - 34 - 30, { size: 15, width: W - 72, maxLines: 2, color: THEME.faint });
+  creditLine(ctx, W, H, `${input.tag} · ${opt.title.toLowerCase()}`);
+  return canvas;
+}
+
+/**
+ * Chart.js clears and resizes the canvas it owns, so it draws on a transparent scratch canvas of the
+ * same pixel size that is then laid over the frame.
+ */
+function drawPlot(ctx: Ctx, scale: number, opt: ChartOption<string>, input: ChartInput, area: { x: number; y: number; w: number; h: number }, W: number, H: number): void {
+  const scratch = createCanvas(W, H);
+  const sctx = scratch.getContext('2d');
+  const chart = new Chart(sctx as never, chartConfig(opt, input.series, input.from, input.to, scale, area, W, H));
+  try {
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(scratch, 0, 0);
+    ctx.restore();
+  } finally {
+    chart.destroy();
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Renderers and the ImageService over a fixed simulated world: every option of every picture at
+ * every quality is a decodable PNG of the documented size; the content cache renders once; the
+ * worker pool encodes off the main thread and refuses work beyond its queue.
+ */
+import { PNG } from 'pngjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ImageService, jobKey, NO_RECORDS } from '../src/core/images.ts';
+import {
+  CHART_SIZE,
+  CLUB_CHART_OPTIONS,
+  CLUB_IMAGE_OPTIONS,
+  optionsOf,
+  PLAYER_CHART_OPTIONS,
+  PLAYER_IMAGE_OPTIONS,
+} from '../src/render/catalogue.ts';
+import { pixelSize, QUALITY_SCALE, type Quality } from '../src/render/draw.ts';
+import { renderPng } from '../src/render/index.ts';
+import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
+import type { RenderJob } from '../src/render/types.ts';
+import { fixtureSubjects, fixtureWorld, jobCollector, T0, worldRecords, worldStats } from './fixtures/render/cases.ts';
+
+const world = fixtureWorld();
+const subjects = fixtureSubjects(world);
+const records = worldRecords(world, T0);
+const QUALITIES = Object.keys(QUALITY_SCALE) as Quality[];
+
+function decode(png: Buffer): PNG {
+  return PNG.sync.read(png);
+}
+
+/** Renders in this thread, like a worker does. */
+const inline = { render: async (job: RenderJob) => renderPng(job) };
+
+describe('every option at every quality is a PNG of the documented size', () => {
+  const service = new ImageService({ stats: worldStats(world, () => T0), records, renderer: inline, now: () => T0 });
+
+  for (const q of QUALITIES) {
+    it(`player images at quality ${q}`, async () => {
+      for (const o of optionsOf(PLAYER_IMAGE_OPTIONS)) {
+        const png = decode((await service.playerImage(subjects.player, o, q)).png);
+        const size = pixelSize(PLAYER_IMAGE_OPTIONS[o as keyof typeof PLAYER_IMAGE_OPTIONS].size.width, PLAYER_IMAGE_OPTIONS[o as keyof typeof PLAYER_IMAGE_OPTIONS].size.height, q);
+        expect({ option: o, width: png.width, height: png.height }).toEqual({ option: o, ...size });
+      }
+    });
+
+    it(`club images at quality ${q}`, async () => {
+      for (const o of optionsOf(CLUB_IMAGE_OPTIONS)) {
+        const png = decode((await service.clubImage(subjects.club, o, q)).png);
+        const spec = CLUB_IMAGE_OPTIONS[o as keyof typeof CLUB_IMAGE_OPTIONS].size;
+        expect({ option: o, width: png.width, height: png.height }).toEqual({ option: o, ...pixelSize(spec.width, spec.height, q) });
+      }
+    });
+  }
+
+  it('player and club charts, 1200×675', async () => {
+    for (const o of optionsOf(PLAYER_CHART_OPTIONS)) {
+      const png = decode((await service.playerChart(subjects.player, o)).png);
+      expect([o, png.width, png.height]).toEqual([o, CHART_SIZE.width, CHART_SIZE.height]);
+    }
+    for (const o of optionsOf(CLUB_CHART_OPTIONS)) {
+      const png = decode((await service.clubChart(subjects.club, o)).png);
+      expect([o, png.width, png.height]).toEqual([o, CHART_SIZE.width, CHART_SIZE.height]);
+    }
+  });
+
+  it('pictures that need history still render (and say so) when nothing is recorded', async () => {
+    const bare = new ImageService({ stats: worldStats(world, () => T0), records: NO_RECORDS, renderer: inline, now: () => T0 });
+    for (const o of [6, 10, 13, 14]) {
+      const png = decode((await bare.playerImage(subjects.newcomer, o, 'low')).png);
+      expect(png.width).toBe(pixelSize(PLAYER_IMAGE_OPTIONS[o as 6].size.width, PLAYER_IMAGE_OPTIONS[o as 6].size.height, 'low').width);
+    }
+    for (const o of optionsOf(PLAYER_CHART_OPTIONS)) expect(decode((await bare.playerChart(subjects.newcomer, o)).png).height).toBe(675);
+  });
+});
+
+describe('ImageService', () => {
+  it('builds chart windows from the recorded history, at most 365 days, and from/to when given', async () => {
+    const { service, jobs } = jobCollector(world, T0);
+    await service.playerChart(subjects.player, 1);
+    const first = await records.firstRecorded('player', subjects.player);
+    expect(jobs[0]).toMatchObject({ kind: 'playerChart', input: { from: first, to: T0 } });
+    const from = Date.UTC(2026, 4, 1);
+    const to = Date.UTC(2026, 4, 10) + 86_400_000 - 1;
+    await service.playerChart(subjects.player, 1, { from, to });
+    const job = jobs[1] as Extract<RenderJob, { kind: 'playerChart' }>;
+    expect([job.input.from, job.input.to]).toEqual([from, to]);
+    expect(job.input.series[0]!.points.every((p) => p.t >= from && p.t <= to)).toBe(true);
+    expect(job.input.series[0]!.points.length).toBeGreaterThan(20);
+  });
+
+  it('caches pictures by content: the same data, option and quality render once', async () => {
+    let renders = 0;
+    const counting = { render: async (job: RenderJob) => (renders++, renderPng(job)) };
+    let now = T0;
+    const service = new ImageService({ stats: worldStats(world, () => now), records: NO_RECORDS, renderer: counting, now: () => now });
+    const a = await service.playerImage(subjects.player, 1, 'low');
+    const b = await service.playerImage(subjects.player, 1, 'low');
+    expect(renders).toBe(1);
+    expect(b.cached).toBe(true);
+    expect(b.png.equals(a.png)).toBe(true);
+    expect(b.etag).toBe(a.etag);
+    await Promise.all([service.playerImage(subjects.player, 1, 'medium'), service.playerImage(subjects.player, 1, 'medium')]);
+    expect(renders).toBe(2);
+    // a day later the player has moved on: new data, new picture
+    now = T0 + 86_400_000;
+    const c = await service.playerImage(subjects.player, 1, 'low');
+    expect(renders).toBe(3);
+    expect(c.etag).not.toBe(a.etag);
+  });
+
+  it('keys pictures by everything they show', () => {
+    const base: RenderJob = { kind: 'clubChart', option: 1, quality: 'high', input: { name: 'A', tag: '#2', from: 0, to: 1, series: [] } };
+    const moved: RenderJob = { ...base, input: { ...base.input, series: [{ label: 'x', points: [{ t: 0, v: 1 }] }] } };
+    expect(jobKey(base)).toBe(jobKey(structuredClone(base)));
+    expect(jobKey(moved)).not.toBe(jobKey(base));
+    expect(jobKey({ ...base, quality: 'low' })).not.toBe(jobKey(base));
+    expect(jobKey({ ...base, option: 2 })).not.toBe(jobKey(base));
+  });
+
+  it('answers an unknown tag with the core\'s not-found error', async () => {
+    const service = new ImageService({ stats: worldStats(world, () => T0), renderer: inline, now: () => T0 });
+    await expect(service.playerImage('#2222222222', 1)).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(service.clubChart('#2222222222', 1)).rejects.toMatchObject({ kind: 'not_found' });
+  });
+});
+
+describe('render pool', () => {
+  const pools: RenderPool[] = [];
+  afterAll(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+  });
+
+  it('renders and encodes on a worker thread: the same pixels as rendering here', async () => {
+    const pool = new RenderPool({ size: 1 });
+    pools.push(pool);
+    const { service, jobs } = jobCollector(world, T0);
+    await service.clubImage(subjects.club, 2, 'low');
+    const job = jobs[0]!;
+    const fromWorker = decode(await pool.render(job));
+    const here = decode(renderPng(job));
+    expect([fromWorker.width, fromWorker.height]).toEqual([here.width, here.height]);
+    expect(fromWorker.data.equals(here.data)).toBe(true);
+  });
+
+  it('keeps a bounded queue: a burst beyond it is refused at once, the rest completes', async () => {
+    const pool = new RenderPool({ size: 1, maxQueue: 3 });
+    pools.push(pool);
+    await pool.warm();
+    const job: RenderJob = {
+      kind: 'playerChart',
+      option: 1,
+      quality: 'low',
+      input: { name: 'Burst', tag: '#2', from: T0 - 86_400_000, to: T0, series: [] },
+    };
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => pool.render(job)));
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const busy = results.filter((r) => r.status === 'rejected' && r.reason instanceof RenderBusyError);
+    // one rendering at once plus three waiting
+    expect(ok.length).toBe(4);
+    expect(busy.length).toBe(8);
+    expect(pool.stats()).toMatchObject({ busy: 0, queued: 0 });
+    for (const r of ok) expect(decode((r as PromiseFulfilledResult<Buffer>).value).width).toBe(600);
+  });
+
+  it('fails a job that throws without losing the worker', async () => {
+    const pool = new RenderPool({ size: 1 });
+    pools.push(pool);
+    await expect(pool.render({ kind: 'playerImage', option: 2, quality: 'low', input: { player: {} as never } })).rejects.toThrow(
+      /no option 2/,
+    );
+    const png = await pool.render({ kind: 'clubChart', option: 2, quality: 'low', input: { name: 'x', tag: '#2', from: 0, to: 1, series: [] } });
+    expect(decode(png).height).toBe(338);
+  });
+});
