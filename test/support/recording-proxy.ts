@@ -1,0 +1,83 @@
+/**
+ * A loopback HTTP proxy in front of the simulated world that records every request reaching
+ * upstream (path, bearer token, connection) and can answer one itself. Tests count upstream calls
+ * and see which token a request used from the server side, and produce the one condition the sim
+ * cannot: a throttle aimed at a single token.
+ */
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  path: string;
+  token: string;
+  /** which TCP connection carried it (1, 2, ...) */
+  connection: number;
+}
+
+export interface Canned {
+  status: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+
+export interface RecordingProxy {
+  /** base URL with the same path prefix as the target (…/v1) */
+  url: string;
+  requests: Recorded[];
+  /** TCP connections opened to the proxy so far */
+  connections(): number;
+  /** answer instead of upstream when this returns something */
+  intercept: ((r: Recorded) => Canned | undefined) | null;
+  close(): Promise<void>;
+}
+
+function tokenOf(headers: IncomingHttpHeaders): string {
+  return (headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+}
+
+export async function startRecordingProxy(targetBase: string): Promise<RecordingProxy> {
+  const target = new URL(targetBase);
+  let connections = 0;
+  const socketIds = new WeakMap<object, number>();
+  const proxy: RecordingProxy = {
+    url: '',
+    requests: [],
+    connections: () => connections,
+    intercept: null,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  const server = createServer((req, res) => {
+    const rec: Recorded = {
+      path: req.url ?? '/',
+      token: tokenOf(req.headers),
+      connection: socketIds.get(req.socket) ?? 0,
+    };
+    proxy.requests.push(rec);
+    const canned = proxy.intercept?.(rec);
+    if (canned) {
+      const body = JSON.stringify(canned.body);
+      res.writeHead(canned.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...canned.headers });
+      res.end(body);
+      return;
+    }
+    const up = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+      (ures) => {
+        res.writeHead(ures.statusCode ?? 502, ures.headers);
+        ures.pipe(res);
+      },
+    );
+    // Upstream dropped the connection: drop ours too, so the client sees what it would have seen.
+    up.on('error', () => req.socket.destroy());
+    req.pipe(up);
+  });
+  server.on('connection', (socket) => socketIds.set(socket, ++connections));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  proxy.url = `http://127.0.0.1:${port}${target.pathname.replace(/\/+$/, '')}`;
+  return proxy;
+}
