@@ -1,0 +1,159 @@
+/**
+ * The bot's HTTP interactions endpoint under signed requests from the fake Discord, on the
+ * service's own HTTP server over the simulated world. The fake shares the bot's process and event
+ * loop (it signs requests and parses every multipart upload), so the figures are pessimistic.
+ * Prints:
+ *
+ * - first-response latency (the HTTP answer Discord waits for) with a warm cache, p50/p99
+ *   (target p99 ≤ 250 ms);
+ * - full reply with an image (until the multipart PATCH of @original has landed) with 150 ms of
+ *   upstream latency and a cold cache, p50/p99 (target p99 ≤ 1.5 s);
+ * - resident memory with 1,000 servers' settings loaded (each with a sealed key, two boards and
+ *   twenty linked members).
+ *
+ *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4]
+ */
+import { parseArgs } from 'node:util';
+import { createImageService } from '../src/core/images.ts';
+import { silentLogger } from '../src/log.ts';
+import { startWorld } from '../test/support/world.ts';
+import { startBotHarness } from '../test/support/fake-discord-bot.ts';
+import type { InteractionRecord } from '../test/support/fake-discord.ts';
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: 'string', default: '400' },
+    images: { type: 'string', default: '60' },
+    concurrency: { type: 'string', default: '4' },
+    servers: { type: 'string', default: '1000' },
+  },
+});
+const REQUESTS = Number(values.requests);
+const IMAGES = Number(values.images);
+const CONCURRENCY = Number(values.concurrency);
+const SERVERS = Number(values.servers);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function describe(ms: number[]): string {
+  const s = [...ms].sort((a, b) => a - b);
+  const f = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
+  return `p50 ${f(percentile(s, 50))}  p99 ${f(percentile(s, 99))}  max ${f(s.at(-1)!)}  (n=${s.length})`;
+}
+
+/** Runs `jobs` with at most `n` at a time. */
+async function pool<T>(jobs: (() => Promise<T>)[], n: number): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        out[i] = await jobs[i]!();
+      }
+    }),
+  );
+  return out;
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+async function main(): Promise<void> {
+  const world = await startWorld({ players: 5000, clubs: 500, env: { RATE_LIMIT_FREE: '1000000' } });
+  const { images } = createImageService({ config: world.config, stats: world.stats, logger: silentLogger });
+  const h = await startBotHarness({ ...world.core, images }, { transport: 'http', config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  const { fake, guild } = h;
+  const tags = Array.from({ length: 40 }, (_, i) => world.sim.world.playerTag(i));
+  const clubs = Array.from({ length: 10 }, (_, i) => world.sim.world.clubTag(i));
+  const commands = (i: number): string => {
+    const t = tags[i % tags.length]!;
+    switch (i % 8) {
+      case 0:
+        return `/player tag:${t}`;
+      case 1:
+        return `/player tag:${t} view:brawlers`;
+      case 2:
+        return `/player tag:${t} view:battlelog`;
+      case 3:
+        return `/club tag:${clubs[i % clubs.length]} view:members`;
+      case 4:
+        return '/ranking type:players';
+      case 5:
+        return '/events';
+      case 6:
+        return '/brawler name:shelly';
+      default:
+        return `/club tag:${clubs[i % clubs.length]}`;
+    }
+  };
+
+  /** Posts a signed interaction: ms until the HTTP answer, and until the final reply. */
+  async function timed(text: string): Promise<{ first: number; full: number; rec: InteractionRecord }> {
+    const rec = fake.commandInteraction(text, { guild });
+    const t0 = performance.now();
+    await fake.post(h.endpoint!, rec);
+    const first = performance.now() - t0;
+    await fake.settled(rec);
+    return { first, full: performance.now() - t0, rec };
+  }
+
+  // Warm the cache (data and pictures) with every command once, then measure.
+  await pool(Array.from({ length: 80 }, (_, i) => () => timed(commands(i))), CONCURRENCY);
+  const warm = await pool(Array.from({ length: REQUESTS }, (_, i) => () => timed(commands(i))), CONCURRENCY);
+  const one = await pool(Array.from({ length: REQUESTS / 2 }, (_, i) => () => timed(commands(i))), 1);
+
+  // Cold players behind a slow game API, each reply carrying its player card.
+  world.sim.faults.set({ latency: { minMs: 150, maxMs: 150, spikeRate: 0, spikeMs: 0 } });
+  const cold = await pool(
+    Array.from({ length: IMAGES }, (_, i) => () => timed(`/player tag:${world.sim.world.playerTag(1000 + i)}`)),
+    CONCURRENCY,
+  );
+  world.sim.faults.reset();
+  const withImage = cold.filter((r) => fake.answer(r.rec).attachments.length === 1);
+  const refused = fake.rejections.length;
+
+  // Settings of many servers, loaded the way interactions load them.
+  const settings = h.bot.services.settings;
+  const key = (await world.keys.issue({ email: 'bench@example.com', password: 'bench password', ip: '127.0.0.1' })).key;
+  const info = (await world.keys.verify(key))!;
+  const ids = Array.from({ length: SERVERS }, (_, i) => String(900_000_000_000_000_000n + BigInt(i)));
+  for (const id of ids) {
+    await settings.setKey(id, key, info, '1', Date.now());
+    await settings.update(id, (s) => {
+      s.country = 'DE';
+      s.members = Array.from({ length: 20 }, (_, m) => String(800_000_000_000_000_000n + BigInt(m)));
+      for (const b of ['a', 'b']) {
+        s.boards.push({ id: `${b}${id.slice(-6)}`, channelId: id, messageId: id, source: { kind: 'club', tag: clubs[0]! }, intervalMinutes: 30, createdBy: '1', createdAt: Date.now(), locale: 'en-US', failures: 0 });
+      }
+    });
+  }
+  // A fresh store, as after a restart: the settings come back from SQLite into memory.
+  const { GuildSettingsStore } = await import('../src/bot/settings.ts');
+  const fresh = new GuildSettingsStore(world.stores.namespace('guilds'), h.bot.services.vault, world.keys);
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  const loaded = await Promise.all(ids.map((id) => fresh.get(id)));
+  const premium = await Promise.all(loaded.map((s) => fresh.premium(s)));
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+
+  console.log('Starr Stats bot, HTTP interactions endpoint (signed requests, service HTTP server, simulated world)');
+  console.log(`first response, warm cache (${CONCURRENCY} at a time):       ${describe(warm.map((r) => r.first))}   target p99 ≤ 250 ms`);
+  console.log(`first response, warm cache (one at a time):       ${describe(one.map((r) => r.first))}`);
+  console.log(`full reply with image, 150 ms upstream, cold cache:  ${describe(withImage.map((r) => r.full))}   target p99 ≤ 1.5 s`);
+  console.log(`  first response of those:                           ${describe(withImage.map((r) => r.first))}`);
+  console.log(
+    `RSS with ${SERVERS.toLocaleString('en-US')} servers' settings loaded: ${mb(after.rss)} ` +
+      `(heap ${mb(after.heapUsed)}; loading them added ${mb(after.rss - before.rss)} RSS, ${mb(after.heapUsed - before.heapUsed)} heap; ` +
+      `${fresh.cachedCount} cached, ${premium.filter((p) => p.premium).length} with premium)`,
+  );
+  console.log(`requests Discord refused: ${refused}${globalThis.gc ? '' : '   (run with --expose-gc for steadier memory figures)'}`);
+
+  await h.close();
+  await images.close();
+  await world.close();
+}
+
+await main();

@@ -1,0 +1,113 @@
+/**
+ * /club [tag] [view]: a club's overview with its card, members (paged), trophy and member charts,
+ * and the premium log. Without a tag: the club of the member's linked account.
+ */
+import { z } from 'zod';
+import { ApplicationCommandOptionType } from 'discord-api-types/v10';
+import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
+import { defineCommand, type CommandContext } from '../src/bot/command.ts';
+import { orNotFound, staleNote } from '../src/bot/errors.ts';
+import { pager, viewChoices, viewMenu, type ViewTable } from '../src/bot/embeds/common.ts';
+import { clubEmbed, clubImageEmbed, membersEmbed } from '../src/bot/embeds/club.ts';
+import { logEmbed } from '../src/bot/history-views.ts';
+import { clubTagFor, requirePremium } from '../src/bot/lookup.ts';
+import type { ReplyView, ViewComponent } from '../src/bot/view.ts';
+
+const VIEWS = {
+  overview: { label: 'Overview', emoji: '🛡️', premium: false },
+  members: { label: 'Members', emoji: '👥', premium: false },
+  trophies: { label: 'Trophy chart', emoji: '📈', premium: false },
+  membership: { label: 'Member chart', emoji: '📊', premium: false },
+  log: { label: 'Log (premium)', emoji: '📜', premium: true },
+} as const satisfies ViewTable;
+type View = keyof typeof VIEWS;
+
+/** Which club chart option each chart view draws. */
+const CHART_OF: Partial<Record<View, keyof typeof CLUB_CHART_OPTIONS>> = { trophies: 1, membership: 2 };
+
+const Args = z.object({
+  tag: z.string().optional(),
+  member: z.string().optional(),
+  view: z.enum(Object.keys(VIEWS) as [View, ...View[]]).default('overview'),
+  page: z.number().int().min(1).max(100).optional(),
+  portrait: z.boolean().optional(),
+});
+type Args = z.infer<typeof Args>;
+
+
+async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
+  const tag = await clubTagFor(ctx, a.tag, a.member);
+  if (VIEWS[a.view].premium) requirePremium(ctx, VIEWS[a.view].label);
+  const fetched = await orNotFound('club', tag, () => ctx.core.stats.club(tag));
+  const c = fetched.data;
+  const { fmt } = ctx;
+  const note = staleNote(fetched, fmt);
+  const rows: ViewComponent[][] = [[viewMenu('club', c.tag, VIEWS, a.view)]];
+  const view: ReplyView = { rows, ...(note ? { content: note } : {}) };
+  const images = ctx.core.images;
+
+  switch (a.view) {
+    case 'overview': {
+      const option = a.portrait ? 200 : 2;
+      const png = images ? (await images.clubImage(c.tag, option)).png : undefined;
+      view.embeds = [clubEmbed(c, fmt, { image: png ? 'club.png' : undefined, fetchedAt: fetched.fetchedAt })];
+      if (png) {
+        view.files = [{ name: 'club.png', data: png, description: CLUB_IMAGE_OPTIONS[option].title }];
+        rows.push([
+          {
+            type: 'button',
+            label: a.portrait ? 'Landscape card' : 'Portrait card',
+            emoji: '🔄',
+            action: { command: 'club', args: { tag: c.tag, view: 'overview', portrait: !a.portrait } },
+          },
+        ]);
+      }
+      break;
+    }
+    case 'members': {
+      const { embed, page, pages } = membersEmbed(c, fmt, { page: a.page, fetchedAt: fetched.fetchedAt });
+      view.embeds = [embed];
+      rows.push(pager('club', { tag: c.tag, view: 'members' }, page, pages, fmt));
+      break;
+    }
+    case 'trophies':
+    case 'membership': {
+      const option = CHART_OF[a.view]!;
+      const spec = CLUB_CHART_OPTIONS[option];
+      if (images) {
+        const png = (await images.clubChart(c.tag, option)).png;
+        view.embeds = [clubImageEmbed(c, spec.title, 'chart.png', spec.description, fetched.fetchedAt)];
+        view.files = [{ name: 'chart.png', data: png }];
+      } else {
+        view.embeds = [clubEmbed(c, fmt, { fetchedAt: fetched.fetchedAt })];
+        view.content = [note, 'Charts are not available on this bot (no image service).'].filter(Boolean).join('\n');
+      }
+      break;
+    }
+    case 'log':
+      view.embeds = [await logEmbed(ctx, 'club', c.tag, c.name)];
+      break;
+  }
+  return view;
+}
+
+export default defineCommand({
+  definition: {
+    name: 'club',
+    description: "A club's overview, members and charts",
+    contexts: [0, 1],
+    options: [
+      { type: ApplicationCommandOptionType.String, name: 'tag', description: 'Club tag like #8QJR2YUC (default: your linked player\'s club)', max_length: 20 },
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'view',
+        description: 'What to show (default: overview)',
+        choices: viewChoices(VIEWS),
+      },
+      { type: ApplicationCommandOptionType.User, name: 'member', description: "The club of another member's linked account" },
+    ],
+  },
+  args: Args,
+  cooldownSeconds: 3,
+  run,
+});

@@ -1,0 +1,27 @@
+/**
+ * /events: the events running now with the time left (Discord timestamps), and the predicted
+ * next ones when the history service has recorded enough rotations.
+ */
+import { z } from 'zod';
+import { defineCommand, type CommandContext } from '../src/bot/command.ts';
+import { staleNote } from '../src/bot/errors.ts';
+import { eventsEmbeds } from '../src/bot/embeds/events.ts';
+import { upcomingEvents } from '../src/bot/history-views.ts';
+import type { ReplyView } from '../src/bot/view.ts';
+
+async function run(_a: unknown, ctx: CommandContext): Promise<ReplyView> {
+  const [rotation, upcoming] = await Promise.all([ctx.core.stats.eventRotation(), upcomingEvents(ctx)]);
+  const note = staleNote(rotation, ctx.fmt);
+  return {
+    embeds: eventsEmbeds(rotation.data, ctx.fmt, ctx.bot.now(), upcoming, rotation.fetchedAt),
+    rows: [[{ type: 'button', label: 'Refresh', emoji: '🔄', action: { command: 'events', args: {} } }]],
+    ...(note ? { content: note } : {}),
+  };
+}
+
+export default defineCommand({
+  definition: { name: 'events', description: 'Events running now and the predicted next ones', contexts: [0, 1] },
+  args: z.object({}),
+  cooldownSeconds: 3,
+  run,
+});

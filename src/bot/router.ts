@@ -1,0 +1,329 @@
+/**
+ * The interaction router, the same for every transport.
+ *
+ * For each interaction it runs the command (or the component's stored action, or autocomplete)
+ * and answers exactly once:
+ * - when the work finishes quickly the answer is the first response (no "thinking…" flash);
+ * - otherwise it defers before `deferAfterMs` (well inside Discord's 3 s) and edits the answer in;
+ * - every failure becomes one short ephemeral answer (errors.ts); a failure to send falls back to
+ *   one plain message, and an interaction Discord already expired (10062) or that someone else
+ *   answered (40060) is logged and dropped, never retried.
+ * Each run is logged with its duration and outcome.
+ */
+import type { APIApplicationCommandInteractionDataOption } from 'discord-api-types/v10';
+import { PermissionFlagsBits, RESTJSONErrorCodes } from 'discord-api-types/v10';
+import type { Logger } from '../log.ts';
+import { NotFoundError } from '../upstream/errors.ts';
+import { InvalidTagError } from '../upstream/tags.ts';
+import { flattenOptions, type Choice, type CommandContext, type CommandModule } from './command.ts';
+import { UserError, errorView } from './errors.ts';
+import { format } from './format.ts';
+import { LIMITS } from './limits.ts';
+import { truncate } from './fit.ts';
+import { renderView, type RenderedMessage } from './render.ts';
+import type { BotCore, BotServices } from './services.ts';
+import { NO_PREMIUM } from './settings.ts';
+import { Colour, notice, type ReplyView, type Scalar } from './view.ts';
+
+export interface Incoming {
+  id: string;
+  kind: 'command' | 'component' | 'autocomplete';
+  commandName?: string;
+  options?: readonly APIApplicationCommandInteractionDataOption[];
+  customId?: string;
+  values?: string[];
+  user: { id: string; name: string };
+  guildId: string | null;
+  channelId: string | null;
+  locale: string;
+  /** the member's permissions in the channel; null outside a server */
+  memberPermissions: bigint | null;
+  attachmentSizeLimit: number;
+  resolved: CommandContext['resolved'];
+  transport: CommandContext['transport'];
+}
+
+/** How a transport answers one interaction. Each method is one Discord call. */
+export interface Responder {
+  /** initial response with a message (type 4) */
+  reply(msg: RenderedMessage): Promise<void>;
+  /** initial response that edits the component's message (type 7) */
+  update(msg: RenderedMessage): Promise<void>;
+  /** "thinking…" (type 5) */
+  defer(ephemeral: boolean): Promise<void>;
+  /** acknowledge a component without a visible change (type 6) */
+  deferUpdate(): Promise<void>;
+  editOriginal(msg: RenderedMessage): Promise<void>;
+  deleteOriginal(): Promise<void>;
+  followUp(msg: RenderedMessage): Promise<void>;
+  autocomplete(choices: Choice[]): Promise<void>;
+}
+
+export interface RouterOptions {
+  /** answer directly when the work is done within this, else defer first (default 1500 ms) */
+  deferAfterMs?: number;
+  /** autocomplete cannot be deferred: past this, answer with no choices (default 2000 ms) */
+  autocompleteBudgetMs?: number;
+}
+
+/** A Discord API error as both discord.js and @discordjs/rest throw it. */
+function apiCode(e: unknown): number | undefined {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+const MANAGE = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.Administrator;
+
+export class Cooldowns {
+  private readonly until = new Map<string, number>();
+
+  /** Seconds left before `key` may run again, or 0 (and the cooldown starts now). */
+  take(key: string, seconds: number, now: number): number {
+    const t = this.until.get(key);
+    if (t !== undefined && t > now) return Math.ceil((t - now) / 1000);
+    this.until.set(key, now + seconds * 1000);
+    if (this.until.size > 50_000) {
+      for (const [k, v] of this.until) if (v <= now) this.until.delete(k);
+    }
+    return 0;
+  }
+}
+
+export class Router {
+  private readonly deferAfterMs: number;
+  private readonly autocompleteBudgetMs: number;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly core: BotCore,
+    private readonly bot: BotServices,
+    opts: RouterOptions = {},
+  ) {
+    this.deferAfterMs = Math.min(opts.deferAfterMs ?? 1500, LIMITS.initialResponseMs - 500);
+    this.autocompleteBudgetMs = opts.autocompleteBudgetMs ?? 2000;
+    this.log = core.logger.child({ component: 'bot' });
+  }
+
+  /** Answers one interaction; resolves with the outcome that was logged (ok, refused, failed...). */
+  async handle(i: Incoming, r: Responder): Promise<string> {
+    const started = Date.now();
+    let outcome = 'ok';
+    try {
+      if (i.kind === 'autocomplete') await this.autocomplete(i, r);
+      else outcome = await this.execute(i, r);
+    } catch (e) {
+      outcome = 'crashed';
+      this.log.error({ err: e, ref: i.id }, 'interaction handling crashed');
+    } finally {
+      this.log.info(
+        { ref: i.id, kind: i.kind, command: i.commandName, guild: i.guildId, ms: Date.now() - started, outcome },
+        'interaction',
+      );
+    }
+    return outcome;
+  }
+
+  /** The context handlers see. */
+  async context(i: Incoming): Promise<CommandContext> {
+    const guild = i.guildId ? await this.bot.settings.get(i.guildId) : null;
+    const premium = guild ? await this.bot.settings.premium(guild) : NO_PREMIUM;
+    return {
+      core: this.core,
+      bot: this.bot,
+      fmt: format(i.locale),
+      user: i.user,
+      guildId: i.guildId,
+      channelId: i.channelId,
+      canManageGuild: i.memberPermissions !== null && (i.memberPermissions & MANAGE) !== 0n,
+      guild,
+      premium,
+      resolved: i.resolved,
+      ref: i.id,
+      transport: i.transport,
+    };
+  }
+
+  private async autocomplete(i: Incoming, r: Responder): Promise<void> {
+    const mod = i.commandName ? this.bot.commands.get(i.commandName) : undefined;
+    const { focused } = flattenOptions(i.options);
+    let choices: Choice[] = [];
+    if (mod?.autocomplete && focused) {
+      const work = (async () => mod.autocomplete!(focused, await this.context(i)))();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<Choice[]>((resolve) => {
+        timer = setTimeout(() => resolve([]), this.autocompleteBudgetMs);
+      });
+      try {
+        choices = await Promise.race([work, late]);
+      } catch (e) {
+        this.log.warn({ err: e, ref: i.id }, 'autocomplete failed');
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    const fitted = choices.slice(0, LIMITS.autocompleteChoices).map((c) => ({
+      name: truncate(c.name, LIMITS.choiceName) || String(c.value),
+      value: typeof c.value === 'string' ? [...c.value].slice(0, LIMITS.choiceValue).join('') : c.value,
+    }));
+    try {
+      await r.autocomplete(fitted);
+    } catch (e) {
+      this.sendFailed(e, i);
+    }
+  }
+
+  /** Finds the module and arguments of a command or a component, and checks who may run it. */
+  private async resolve(i: Incoming, ctx: CommandContext): Promise<{ mod: CommandModule<unknown>; args: Record<string, Scalar> }> {
+    let name = i.commandName;
+    let args: Record<string, Scalar> = {};
+    if (i.kind === 'component') {
+      const actions = await this.bot.components.load(i.customId ?? '');
+      const index = i.values?.length ? Number(i.values[0]) : 0;
+      const action = actions?.[index];
+      if (!action) {
+        throw new UserError('This button has expired', 'Run the command again to get fresh buttons.', Colour.info);
+      }
+      name = action.command;
+      args = { ...action.args };
+    } else {
+      args = flattenOptions(i.options).values;
+    }
+    const mod = name ? this.bot.commands.get(name) : undefined;
+    if (!mod) throw new UserError('Unknown command', 'This command no longer exists. The bot may have been updated; try `/help`.', Colour.info);
+    if (mod.guildOnly && !ctx.guildId) throw new UserError('Only in a server', `/${name} works inside a server, not in direct messages.`, Colour.info);
+    return { mod, args };
+  }
+
+  private async run(i: Incoming, ctx: CommandContext, mod: CommandModule<unknown>, raw: Record<string, Scalar>): Promise<ReplyView> {
+    const parsed = mod.args.safeParse(raw);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw new UserError('Check the options', `${first?.path.join('.') || 'options'}: ${first?.message ?? 'not valid'}`);
+    }
+    const args = parsed.data;
+    if (mod.needsManageGuild?.(args) && !ctx.canManageGuild) {
+      throw new UserError('Manage Server needed', 'Only members with the **Manage Server** permission can do this.', Colour.warn);
+    }
+    if (i.kind === 'command' && mod.cooldownSeconds) {
+      const seconds = ctx.premium.keyed ? Math.ceil(mod.cooldownSeconds / 2) : mod.cooldownSeconds;
+      const wait = this.bot.cooldowns.take(`${ctx.user.id}:${mod.definition.name}`, seconds, this.bot.now());
+      if (wait > 0) {
+        throw new UserError('Slow down', `You can use /${mod.definition.name} again in ${ctx.fmt.duration(wait)}.`, Colour.info);
+      }
+    }
+    return mod.run(args, ctx);
+  }
+
+  /**
+   * Runs the work against the clock: the answer goes out directly when ready in time, or after a
+   * deferral otherwise. Returns the outcome for the log.
+   */
+  private async execute(i: Incoming, r: Responder): Promise<string> {
+    const isComponent = i.kind === 'component';
+    let deferEphemeral = false;
+    let outcome = 'ok';
+
+    const deferral: { done?: Promise<boolean>; update?: boolean; ephemeral?: boolean } = {};
+    const startDefer = () => {
+      deferral.update = isComponent;
+      deferral.ephemeral = deferEphemeral;
+      deferral.done = (deferral.update ? r.deferUpdate() : r.defer(deferEphemeral)).then(
+        () => true,
+        (e) => {
+          this.sendFailed(e, i);
+          return false;
+        },
+      );
+    };
+    const timer = setTimeout(startDefer, this.deferAfterMs);
+
+    let msg: RenderedMessage;
+    try {
+      let view: ReplyView;
+      try {
+        const ctx = await this.context(i);
+        const { mod, args } = await this.resolve(i, ctx);
+        deferEphemeral = mod.ephemeral === true;
+        view = await this.run(i, ctx, mod, args);
+        if (mod.ephemeral) view = { ...view, ephemeral: true };
+      } catch (e) {
+        // A member's mistake (a bad tag, an unknown one) is an answer, not a failure of ours.
+        const expected = e instanceof UserError || e instanceof InvalidTagError || e instanceof NotFoundError;
+        outcome = expected ? 'refused' : 'failed';
+        if (!expected) this.log.warn({ err: e, ref: i.id }, 'command failed');
+        view = errorView(e, i.id);
+      }
+      msg = await renderView(view, this.bot.components, { attachmentSizeLimit: i.attachmentSizeLimit });
+    } catch (e) {
+      // Rendering itself failed (the component store is down): answer in plain words.
+      this.log.error({ err: e, ref: i.id }, 'rendering the reply failed');
+      outcome = 'failed';
+      msg = plain(errorView(e, i.id));
+    } finally {
+      clearTimeout(timer);
+    }
+
+    try {
+      if (deferral.done) {
+        if (!(await deferral.done)) return 'expired';
+        await this.afterDefer(r, deferral.update === true, deferral.ephemeral === true, msg);
+      } else if (isComponent && !msg.ephemeral) {
+        await r.update(msg);
+      } else {
+        await r.reply(msg);
+      }
+    } catch (e) {
+      if (!this.sendFailed(e, i)) return 'expired';
+      await this.fallback(r, i, deferral.done !== undefined);
+      return 'fallback';
+    }
+    return outcome;
+  }
+
+  private async afterDefer(r: Responder, deferredUpdate: boolean, deferEphemeral: boolean, msg: RenderedMessage): Promise<void> {
+    if (deferredUpdate) {
+      // A deferred update: the message is the component's; private answers go in a follow-up.
+      if (msg.ephemeral) await r.followUp(msg);
+      else await r.editOriginal(msg);
+      return;
+    }
+    if (msg.ephemeral && !deferEphemeral) {
+      // A public "thinking…" cannot become private: remove it and answer privately.
+      await r.deleteOriginal();
+      await r.followUp(msg);
+      return;
+    }
+    await r.editOriginal(msg);
+  }
+
+  /** Logs a failed Discord call; false when the interaction is beyond answering (10062/40060/50027). */
+  private sendFailed(e: unknown, i: Incoming): boolean {
+    const code = apiCode(e);
+    if (code === RESTJSONErrorCodes.UnknownInteraction || code === RESTJSONErrorCodes.InteractionHasAlreadyBeenAcknowledged || code === RESTJSONErrorCodes.InvalidWebhookToken) {
+      this.log.warn({ ref: i.id, code }, 'interaction can no longer be answered');
+      return false;
+    }
+    this.log.error({ err: e, ref: i.id, code }, 'sending the reply failed');
+    return true;
+  }
+
+  /** The one fallback: a plain private message saying the reply could not be shown. */
+  private async fallback(r: Responder, i: Incoming, acknowledged: boolean): Promise<void> {
+    const msg = plain(notice('Could not show this reply', `Discord refused the reply. Reference: \`${i.id}\`.`, Colour.error));
+    try {
+      if (acknowledged) await r.followUp(msg);
+      else await r.reply(msg);
+    } catch (e) {
+      this.sendFailed(e, i);
+    }
+  }
+}
+
+/** A reply without components (no store needed), for when rendering itself failed. */
+function plain(view: ReplyView): RenderedMessage {
+  return {
+    body: { content: '', embeds: view.embeds ?? [], components: [], attachments: [], flags: 64 },
+    files: [],
+    ephemeral: true,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * What the bot is made of, built once from the service core: the command set, stores (guild
+ * settings, links, component state), the key vault, cooldowns and the leaderboard service.
+ * The transports (gateway, HTTP endpoint, `starr try`) share one of these.
+ */
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { KeyvStores } from '../store/keyv.ts';
+import type { ApiKeyInfo } from '../store/apikeys.ts';
+import type { UpstreamReads } from '../core/types.ts';
+import { loadCommands, type CommandSet } from './command.ts';
+import { ComponentStore } from './components.ts';
+import { Leaderboards } from './leaderboards.ts';
+import { LinkStore } from './links.ts';
+import { Cooldowns } from './router.ts';
+import { KeyVault } from './secrets.ts';
+import { GuildSettingsStore } from './settings.ts';
+import type { HistoryReads, ImageMaker } from './core-extras.ts';
+
+/** The parts of the service core the bot uses (the lead's `Core` fits). */
+export interface BotCore {
+  config: Config;
+  logger: Logger;
+  stores: KeyvStores;
+  stats: UpstreamReads;
+  keys: { verify(key: string): Promise<ApiKeyInfo | null> };
+  history?: HistoryReads;
+  images?: ImageMaker;
+}
+
+export interface BotServices {
+  commands: CommandSet;
+  settings: GuildSettingsStore;
+  links: LinkStore;
+  components: ComponentStore;
+  vault: KeyVault;
+  cooldowns: Cooldowns;
+  boards: Leaderboards;
+  now(): number;
+}
+
+export interface BotServicesOptions {
+  commands?: CommandSet;
+  now?: () => number;
+}
+
+export async function createBotServices(core: BotCore, opts: BotServicesOptions = {}): Promise<BotServices> {
+  const now = opts.now ?? Date.now;
+  const vault = new KeyVault(core.config.STARR_SECRET);
+  const settings = new GuildSettingsStore(core.stores.namespace('guilds'), vault, core.keys);
+  const components = new ComponentStore(core.stores.namespace('components'), now);
+  const links = new LinkStore(core.stores.namespace('links'));
+  const services: BotServices = {
+    commands: opts.commands ?? (await loadCommands()),
+    settings,
+    links,
+    components,
+    vault,
+    cooldowns: new Cooldowns(),
+    boards: new Leaderboards(core, { settings, links, components, now }),
+    now,
+  };
+  return services;
+}

@@ -1,0 +1,167 @@
+/**
+ * Per-server settings in keyv namespace 'guilds': the default ranking country, the server's API
+ * key (sealed by the vault, never shown again), its channel leaderboards, and the members who
+ * linked an account there (a server's "linked members" without the privileged members intent).
+ *
+ * Settings are read on every interaction, so loaded records stay in memory; writes go through
+ * one queue per server so two admins saving at once cannot lose each other's change.
+ */
+import type Keyv from 'keyv';
+import { z } from 'zod';
+import type { ApiKeyInfo } from '../store/apikeys.ts';
+import type { KeyVault } from './secrets.ts';
+import { KeyedQueue } from './serial.ts';
+
+const StoredKey = z.object({
+  sealed: z.string(),
+  keyId: z.string(),
+  plan: z.string(),
+  setBy: z.string(),
+  setAt: z.number(),
+});
+export type StoredKey = z.infer<typeof StoredKey>;
+
+const BoardSource = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('club'), tag: z.string() }),
+  z.object({ kind: z.literal('members') }),
+]);
+export type BoardSource = z.infer<typeof BoardSource>;
+
+const Board = z.object({
+  id: z.string(),
+  channelId: z.string(),
+  messageId: z.string().optional(),
+  source: BoardSource,
+  intervalMinutes: z.number().int().min(1),
+  createdBy: z.string(),
+  createdAt: z.number(),
+  /** the creator's locale: numbers on the board are formatted for it */
+  locale: z.string().default('en-US'),
+  /** last attempt and last success, epoch ms */
+  lastRunAt: z.number().optional(),
+  lastOkAt: z.number().optional(),
+  /** consecutive failures; the board waits longer after each */
+  failures: z.number().int().default(0),
+  /** what went wrong last, in words for the admin */
+  problem: z.string().optional(),
+});
+export type Board = z.infer<typeof Board>;
+
+const GuildSettingsSchema = z.object({
+  id: z.string(),
+  country: z.string().optional(),
+  key: StoredKey.optional(),
+  boards: z.array(Board).default([]),
+  members: z.array(z.string()).default([]),
+});
+export type GuildSettings = z.infer<typeof GuildSettingsSchema>;
+
+/** What the server's key gives it right now. */
+export interface Premium {
+  /** a valid key is registered: the keyed plan's limits apply */
+  keyed: boolean;
+  /** the key's plan includes premium views */
+  premium: boolean;
+  plan?: string;
+  /** why not, when not: no key, the key was revoked, the plan has no premium, or it cannot be read */
+  reason?: 'no_key' | 'revoked' | 'basic_plan' | 'unreadable' | 'outside_server';
+}
+
+export const NO_PREMIUM: Premium = { keyed: false, premium: false, reason: 'outside_server' };
+
+const BOARD_INDEX = 'index:boards';
+
+export class GuildSettingsStore {
+  private readonly cache = new Map<string, GuildSettings>();
+  private readonly queue = new KeyedQueue();
+
+  constructor(
+    private readonly kv: Keyv,
+    private readonly vault: KeyVault,
+    private readonly keys: { verify(key: string): Promise<ApiKeyInfo | null> },
+    private readonly maxCached = 100_000,
+  ) {}
+
+  async get(guildId: string): Promise<GuildSettings> {
+    const hit = this.cache.get(guildId);
+    if (hit) return hit;
+    const raw = await this.kv.get(`guild:${guildId}`);
+    const parsed = GuildSettingsSchema.safeParse(raw ?? { id: guildId });
+    const settings = parsed.success ? parsed.data : GuildSettingsSchema.parse({ id: guildId });
+    this.remember(settings);
+    return settings;
+  }
+
+  private remember(s: GuildSettings): void {
+    this.cache.delete(s.id);
+    this.cache.set(s.id, s);
+    if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value!);
+  }
+
+  /** Applies `change` to the server's settings and saves them, one change at a time per server. */
+  update(guildId: string, change: (s: GuildSettings) => GuildSettings | void): Promise<GuildSettings> {
+    return this.queue.run(guildId, async () => {
+      const previous = await this.get(guildId);
+      const draft = structuredClone(previous);
+      const next = GuildSettingsSchema.parse(change(draft) ?? draft);
+      await this.kv.set(`guild:${guildId}`, next);
+      this.remember(next);
+      const hasBoards = next.boards.length > 0;
+      if (hasBoards !== previous.boards.length > 0) await this.setIndexed(guildId, hasBoards);
+      return next;
+    });
+  }
+
+  private setIndexed(guildId: string, on: boolean): Promise<void> {
+    return this.queue.run(BOARD_INDEX, async () => {
+      const ids = new Set((await this.kv.get<string[]>(BOARD_INDEX)) ?? []);
+      if (on) ids.add(guildId);
+      else ids.delete(guildId);
+      await this.kv.set(BOARD_INDEX, [...ids]);
+    });
+  }
+
+  /** Ids of the servers that have at least one leaderboard. */
+  async guildsWithBoards(): Promise<string[]> {
+    return (await this.kv.get<string[]>(BOARD_INDEX)) ?? [];
+  }
+
+  /** Seals and stores a key that `verify` accepted. Throws VaultUnavailableError without a secret. */
+  async setKey(guildId: string, key: string, info: ApiKeyInfo, setBy: string, now: number): Promise<GuildSettings> {
+    const sealed = this.vault.seal(key, guildId);
+    return this.update(guildId, (s) => {
+      s.key = { sealed, keyId: info.keyId, plan: info.plan.name, setBy, setAt: now };
+    });
+  }
+
+  async removeKey(guildId: string): Promise<boolean> {
+    let had = false;
+    await this.update(guildId, (s) => {
+      had = s.key !== undefined;
+      delete s.key;
+    });
+    return had;
+  }
+
+  /** What the server's registered key gives it, checked against the key store (which caches). */
+  async premium(settings: GuildSettings): Promise<Premium> {
+    if (!settings.key) return { keyed: false, premium: false, reason: 'no_key' };
+    let key: string;
+    try {
+      key = this.vault.open(settings.key.sealed, settings.id);
+    } catch {
+      // The secret changed or is gone: the key cannot be used until an admin registers it again.
+      return { keyed: false, premium: false, reason: 'unreadable' };
+    }
+    const info = await this.keys.verify(key);
+    if (!info) return { keyed: false, premium: false, reason: 'revoked' };
+    return info.plan.premium
+      ? { keyed: true, premium: true, plan: info.plan.name }
+      : { keyed: true, premium: false, plan: info.plan.name, reason: 'basic_plan' };
+  }
+
+  /** Loaded settings, for the memory figures of the benchmark. */
+  get cachedCount(): number {
+    return this.cache.size;
+  }
+}

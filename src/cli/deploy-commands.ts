@@ -1,0 +1,74 @@
+/**
+ * `starr deploy-commands [--guild ID] [--dry-run]`: validates every slash command against
+ * Discord's rules and bulk-overwrites them, for one guild or globally.
+ */
+import { DiscordAPIError } from 'discord.js';
+import { discordRest } from '../bot/discord-rest.ts';
+import type { CliIo } from '../cli.ts';
+import { EXIT_CONFIG, loadCliConfig, parseArgs, UsageError } from './args.ts';
+import { loadCommands } from '../bot/command.ts';
+import { DeployError, appIdFromToken, deployCommands, validateDefinitions } from '../bot/deploy.ts';
+
+export const summary = 'Check the slash commands against Discord\'s rules and register them (one guild or global)';
+export const usage = 'starr deploy-commands [--guild ID] [--dry-run]';
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let guild: string | undefined;
+  let dryRun = false;
+  try {
+    const p = parseArgs(args, { values: ['guild'], flags: ['dry-run'] });
+    if (p.positional.length) throw new UsageError(`unexpected argument ${p.positional[0]}`);
+    guild = p.flags.guild as string | undefined;
+    if (guild !== undefined && !/^\d{15,21}$/.test(guild)) throw new UsageError('--guild expects a server id (15 to 21 digits)');
+    dryRun = p.flags['dry-run'] === true;
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}\nUsage: ${usage}`);
+      return 2;
+    }
+    throw e;
+  }
+  const cfg = loadCliConfig(io);
+  if (typeof cfg === 'number') return cfg;
+
+  const commands = await loadCommands();
+  const definitions = commands.definitions();
+  try {
+    validateDefinitions(definitions);
+  } catch (e) {
+    if (e instanceof DeployError) {
+      io.err(e.message);
+      return 1;
+    }
+    throw e;
+  }
+  const names = definitions.map((d) => `/${d.name}`).join(' ');
+  if (dryRun) {
+    io.out(`${definitions.length} commands follow Discord's rules: ${names}`);
+    io.out(JSON.stringify(definitions, null, 2));
+    return 0;
+  }
+  if (!cfg.DISCORD_TOKEN) {
+    io.err('DISCORD_TOKEN is not set: deploying needs the bot token (see the README, "Creating the Discord application").');
+    return EXIT_CONFIG;
+  }
+  const appId = cfg.DISCORD_APP_ID ?? appIdFromToken(cfg.DISCORD_TOKEN);
+  if (!appId) {
+    io.err('Cannot read the application id from DISCORD_TOKEN; set DISCORD_APP_ID.');
+    return EXIT_CONFIG;
+  }
+  const rest = discordRest(cfg.DISCORD_API_URL, cfg.DISCORD_TOKEN);
+  try {
+    const res = await deployCommands({ rest, appId, ...(guild ? { guildId: guild } : {}), definitions });
+    io.out(
+      `Registered ${res.names.length} commands ${res.scope === 'global' ? 'globally (Discord clients pick them up within minutes)' : `in server ${res.scope}`}: ${res.names.map((n) => `/${n}`).join(' ')}`,
+    );
+    return 0;
+  } catch (e) {
+    if (e instanceof DiscordAPIError) {
+      io.err(`Discord refused the commands (${e.status}, code ${e.code}): ${e.message}`);
+      return 1;
+    }
+    throw e;
+  }
+}

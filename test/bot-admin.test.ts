@@ -1,0 +1,231 @@
+/**
+ * Server administration end to end over the gateway: /settings (Manage Server, checked by the
+ * bot too; API keys sealed, premium unlocked), /leaderboard (boards posted, edited in place on
+ * the schedule, a failing server never stopping the others, the admin told what is missing), and
+ * buttons that keep working after the bot restarts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
+import { startWorld, type TestWorld } from './support/world.ts';
+import { openHistory } from '../src/core/history.ts';
+import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
+import type { FakeGuild, StoredMessage } from './support/fake-discord.ts';
+import { createBot } from '../src/bot/index.ts';
+import { discordRest } from '../src/bot/discord-rest.ts';
+import { deployCommands } from '../src/bot/deploy.ts';
+
+const START = Date.UTC(2026, 5, 1, 12);
+const ADMIN = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
+let w: TestWorld;
+let h: BotHarness;
+let closeHistory: () => Promise<void>;
+
+beforeAll(async () => {
+  w = await startWorld({ startMs: START });
+  const opened = await openHistory({ config: w.config, stats: w.stats, now: w.now });
+  closeHistory = opened.close;
+  h = await startBotHarness({ ...w.core, history: opened.history }, { now: w.now, config: { STARR_SECRET: 'test-secret-of-the-bot' } });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await closeHistory?.();
+  await w?.close();
+});
+
+const slash = (text: string, o: Parameters<BotHarness['fake']['commandInteraction']>[1] = {}) =>
+  h.send(h.fake.commandInteraction(text, { guild: h.guild, ...o }));
+const admin = (text: string, guild: FakeGuild = h.guild) => slash(text, { guild, permissions: ADMIN });
+
+function customIds(m: StoredMessage): string[] {
+  return m.components.flatMap((r) => ('components' in r ? (r.components as { custom_id?: string }[]) : [])).map((c) => c.custom_id ?? '');
+}
+
+async function newKey(email: string): Promise<string> {
+  return (await w.keys.issue({ email, password: 'a long password', ip: '127.0.0.1' })).key;
+}
+
+describe('/settings', () => {
+  it('is refused by the bot to members without Manage Server, even when Discord lets them run it', async () => {
+    const m = h.fake.answer(await slash('/settings apikey status', { bypassCommandPermissions: true }));
+    expect(m.ephemeral).toBe(true);
+    expect(m.embeds[0]!.title).toBe('Manage Server needed');
+  });
+
+  it('checks the key, stores it sealed, never shows it, and unlocks premium views', async () => {
+    const key = await newKey('owner@example.com');
+    const locked = h.fake.answer(await slash(`/player tag:${w.sim.world.playerTag(3)} view:log`));
+    expect(locked.embeds[0]!.title).toBe('Premium view');
+    expect(locked.embeds[0]!.description).toContain('this server has no API key registered');
+
+    const wrong = h.fake.answer(await admin('/settings apikey set key:starr_notARealKeyAtAllxxxxxxxxxxxxxxxxxxxxxxxxxx'));
+    expect(wrong.embeds[0]!.title).toBe('That key is not valid');
+
+    const set = h.fake.answer(await admin(`/settings apikey set key:${key}`));
+    expect(set.ephemeral).toBe(true);
+    expect(set.embeds[0]!.title).toBe('API key registered');
+    expect(JSON.stringify(set.json())).not.toContain(key);
+    const stored = JSON.stringify(await w.stores.namespace('guilds').get(`guild:${h.guild.id}`));
+    expect(stored).not.toContain(key);
+
+    const status = h.fake.answer(await admin('/settings apikey status'));
+    expect(status.embeds[0]!.fields![0]!.value).toContain('Plan **developer**: premium views are unlocked');
+    expect(JSON.stringify(status.json())).not.toContain(key);
+
+    const unlocked = h.fake.answer(await slash(`/player tag:${w.sim.world.playerTag(3)} view:log`));
+    expect(unlocked.ephemeral).toBe(false);
+    expect(unlocked.embeds[0]!.title).toBe(`${w.sim.world.player(w.sim.world.playerTag(3), w.now())!.name} ${w.sim.world.playerTag(3)} · log`.replace(/[[\]*_]/g, (c) => `\\${c}`));
+    expect(unlocked.embeds[0]!.description).toMatch(/^Recorded since <t:\d+:D>\./);
+
+    const removed = h.fake.answer(await admin('/settings apikey remove'));
+    expect(removed.embeds[0]!.title).toBe('API key removed');
+    expect(h.fake.answer(await slash(`/player tag:${w.sim.world.playerTag(3)} view:log`)).embeds[0]!.title).toBe('Premium view');
+  });
+
+  it('saves the default ranking country', async () => {
+    const g = h.fake.addGuild({ name: 'Germany fans' });
+    await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g.id, definitions: h.bot.services.commands.definitions() });
+    const saved = h.fake.answer(await admin('/settings defaults country:de', g));
+    expect(saved.embeds[0]!.title).toBe('Defaults saved');
+    const ranking = h.fake.answer(await slash('/ranking type:players', { guild: g }));
+    expect(ranking.embeds[0]!.title).toBe('Top players · Germany (DE)');
+  });
+});
+
+describe('/settings without STARR_SECRET', () => {
+  it('refuses to store a key and says why', async () => {
+    const bare = await startBotHarness(w.core, { now: w.now, config: { STARR_SECRET: undefined } });
+    try {
+      const key = await newKey('nosecret@example.com');
+      const rec = await bare.send(bare.fake.commandInteraction(`/settings apikey set key:${key}`, { guild: bare.guild, permissions: ADMIN }));
+      const m = bare.fake.answer(rec);
+      expect(m.embeds[0]!.title).toBe('Keys cannot be stored here');
+      expect(m.embeds[0]!.description).toContain('STARR_SECRET');
+      expect(JSON.stringify((await w.stores.namespace('guilds').get(`guild:${bare.guild.id}`)) ?? {})).not.toContain('sealed');
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('/leaderboard', () => {
+  it('tells the admin which permissions are missing in the channel', async () => {
+    const g = h.fake.addGuild({ name: 'Strict', channels: [{ name: 'locked', denyBot: PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.SendMessages }] });
+    await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g.id, definitions: h.bot.services.commands.definitions() });
+    const locked = h.fake.channel(g, 'locked');
+    const m = h.fake.answer(await admin(`/leaderboard create channel:${locked.id} club:${w.sim.world.clubTag(1)}`, g));
+    expect(m.embeds[0]!.title).toBe('Missing permissions in that channel');
+    expect(m.embeds[0]!.description).toContain('**Send Messages**, **Embed Links**');
+    expect(h.fake.channelMessages(locked)).toEqual([]);
+  });
+
+  it('posts boards, edits them in place on schedule, and one failing server never stops the others', async () => {
+    const clubTag = w.sim.world.clubTag(4);
+    const boards = h.fake.channel(h.guild, 'boards');
+    const made = h.fake.answer(await admin(`/leaderboard create channel:${boards.id} club:${clubTag} interval:30`));
+    expect(made.embeds[0]!.title).toBe('Leaderboard created');
+    const [post] = h.fake.channelMessages(boards);
+    expect(post!.embeds[0]!.title).toContain('🏆');
+    expect(post!.embeds[0]!.description).toContain(`Club ${clubTag}`);
+    expect(customIds(post!)).toHaveLength(1);
+
+    // A second server, whose channel will break.
+    const g2 = h.fake.addGuild({ name: 'Broken', channels: [{ name: 'board' }] });
+    await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g2.id, definitions: h.bot.services.commands.definitions() });
+    const ch2 = h.fake.channel(g2, 'board');
+    await admin(`/leaderboard create channel:${ch2.id} club:${w.sim.world.clubTag(5)}`, g2);
+    expect(h.fake.channelMessages(ch2)).toHaveLength(1);
+    h.fake.setBotDeny(g2, ch2, PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks);
+    // The CHANNEL_UPDATE has to reach discord.js's cache first.
+    const cached = () => h.bot.gateway!.client.channels.cache.get(ch2.id) as { permissionOverwrites?: { cache: Map<string, unknown> } } | undefined;
+    while (!cached()?.permissionOverwrites?.cache.has(g2.botRoleId)) await new Promise((r) => setTimeout(r, 5));
+
+    expect(await h.bot.services.boards.tick()).toEqual({ refreshed: 0, failed: 0 });
+    w.clock.advance(31 * 60_000);
+    expect(await h.bot.services.boards.tick()).toEqual({ refreshed: 1, failed: 1 });
+    expect(post!.edits).toBe(1);
+    expect(h.fake.channelMessages(boards)).toHaveLength(1);
+
+    const list2 = h.fake.answer(await admin('/leaderboard list', g2));
+    expect(list2.embeds[0]!.description).toContain('⚠️ The bot is missing Send Messages, Embed Links');
+
+    // The broken board waits longer (backoff); the healthy one keeps its pace.
+    w.clock.advance(31 * 60_000);
+    expect(await h.bot.services.boards.tick()).toEqual({ refreshed: 1, failed: 0 });
+    expect(post!.edits).toBe(2);
+  });
+
+  it('posts the board again when its message was deleted', async () => {
+    const boards = h.fake.channel(h.guild, 'boards');
+    const [post] = h.fake.channelMessages(boards);
+    post!.deleted = true;
+    w.clock.advance(31 * 60_000);
+    await h.bot.services.boards.tick();
+    const now = h.fake.channelMessages(boards);
+    expect(now).toHaveLength(1);
+    expect(now[0]!.id).not.toBe(post!.id);
+  });
+
+  it('refreshes on the button, at most once a minute', async () => {
+    const boards = h.fake.channel(h.guild, 'boards');
+    const [post] = h.fake.channelMessages(boards);
+    w.clock.advance(2 * 60_000);
+    const edits = post!.edits;
+    const rec = await h.send(h.fake.componentInteraction(post!, customIds(post!)[0]!));
+    expect(rec.callbacks).toEqual([7]);
+    expect(post!.edits).toBe(edits + 1);
+    const again = await h.send(h.fake.componentInteraction(post!, customIds(post!)[0]!));
+    expect(h.fake.answer(again).ephemeral).toBe(true);
+    expect(h.fake.answer(again).embeds[0]!.title).toBe('Just refreshed');
+  });
+
+  it("ranks the server's linked members and lists and removes boards", async () => {
+    const g = h.fake.addGuild({ name: 'Members', channels: [{ name: 'general' }] });
+    await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g.id, definitions: h.bot.services.commands.definitions() });
+    const a = h.fake.addUser('alice');
+    const b = h.fake.addUser('bob');
+    await slash(`/link tag:${w.sim.world.playerTag(21)}`, { guild: g, user: a });
+    await slash(`/link tag:${w.sim.world.playerTag(22)}`, { guild: g, user: b });
+    const ch = h.fake.channel(g, 'general');
+    await admin(`/leaderboard create channel:${ch.id}`, g);
+    const [post] = h.fake.channelMessages(ch);
+    expect(post!.embeds[0]!.description).toContain(`<@${a.id}>`);
+    expect(post!.embeds[0]!.description).toContain(`<@${b.id}>`);
+
+    const id = (await h.bot.services.boards.list(g.id))[0]!.id;
+    const rec = h.fake.commandInteraction('/leaderboard remove board:', { guild: g, permissions: ADMIN }, 'board');
+    await h.send(rec);
+    expect(rec.choices!.map((c) => c.value)).toEqual([id]);
+    const notAdmin = h.fake.answer(await slash(`/leaderboard remove board:${id}`, { guild: g, bypassCommandPermissions: true }));
+    expect(notAdmin.embeds[0]!.title).toBe('Manage Server needed');
+    const removed = h.fake.answer(await admin(`/leaderboard remove board:${id}`, g));
+    expect(removed.embeds[0]!.title).toBe('Leaderboard removed');
+    expect(h.fake.channelMessages(ch)).toEqual([]);
+  });
+});
+
+describe('after a restart', () => {
+  it('boards and buttons keep working', async () => {
+    const tag = w.sim.world.clubTag(6);
+    const m = h.fake.answer(await slash(`/club tag:${tag} view:members`));
+    const boardsBefore = (await h.bot.services.settings.guildsWithBoards()).length;
+    await h.bot.close();
+
+    h.bot = await createBot(h.core, { now: w.now, shards: [0], shardCount: 1, boardCheckMs: 3_600_000 });
+    await h.bot.start();
+    expect((await h.bot.services.settings.guildsWithBoards()).length).toBe(boardsBefore);
+    const view = m.components.flatMap((r) => ('components' in r ? (r.components as { custom_id?: string; type: number }[]) : [])).find((c) => c.type === 3)!;
+    const rec = await h.send(h.fake.componentInteraction(m, view.custom_id!, { values: ['0'] }));
+    expect(rec.callbacks).toEqual([7]);
+    expect(m.embeds[0]!.title).toContain(tag);
+    expect(m.embeds[0]!.title).not.toContain('members');
+
+    w.clock.advance(31 * 60_000);
+    const result = await h.bot.services.boards.tick();
+    expect(result.refreshed).toBeGreaterThanOrEqual(1);
+  });
+
+  it('never had a message refused by Discord', () => {
+    expect(h.fake.rejections.filter((r) => ![10062].includes(r.error?.code ?? 0) && !r.route.startsWith('/channels/'))).toEqual([]);
+  });
+});

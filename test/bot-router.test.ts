@@ -1,0 +1,190 @@
+/**
+ * The router's promises at the transport boundary, with a responder that records each Discord
+ * call and can fail like Discord does: one answer per interaction, deferral when the work is slow,
+ * a private answer after a public deferral, one fallback when Discord refuses a reply, nothing
+ * more once an interaction expired, and autocomplete that never waits past its budget.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CommandSet, defineCommand, type CommandModule } from '../src/bot/command.ts';
+import { LocalResponder, type LocalUser } from '../src/bot/local.ts';
+import type { RenderedMessage } from '../src/bot/render.ts';
+import { Router, type Incoming } from '../src/bot/router.ts';
+import { createBotServices } from '../src/bot/services.ts';
+import { UserError } from '../src/bot/errors.ts';
+import { startWorld, type TestWorld } from './support/world.ts';
+
+let w: TestWorld;
+let router: Router;
+/** resolves the "slow" command when a test says so */
+let release: () => void = () => {};
+
+const commands = new CommandSet([
+  defineCommand({
+    definition: { name: 'fast', description: 'answers at once' },
+    args: z.object({}),
+    run: async () => ({ content: 'fast answer' }),
+    autocomplete: async () => [{ name: 'one', value: '1' }],
+  }),
+  defineCommand({
+    definition: { name: 'slow', description: 'waits for the test', options: [{ type: 5, name: 'fail', description: 'fail at the end' }] },
+    args: z.object({ fail: z.boolean().optional() }),
+    run: async (a) => {
+      await new Promise<void>((r) => (release = r));
+      if (a.fail) throw new UserError('Nope', 'it failed');
+      return { content: 'slow answer' };
+    },
+    autocomplete: () => new Promise(() => {}),
+  }),
+  defineCommand({
+    definition: { name: 'boom', description: 'a bug' },
+    args: z.object({}),
+    run: async () => {
+      throw new TypeError('undefined is not a function');
+    },
+  }),
+] as CommandModule<unknown>[]);
+
+beforeAll(async () => {
+  w = await startWorld({ startMs: Date.UTC(2026, 5, 1) });
+  const services = await createBotServices(w.core, { commands, now: w.now });
+  router = new Router(w.core, services, { deferAfterMs: 50, autocompleteBudgetMs: 50 });
+});
+
+afterAll(async () => {
+  await w?.close();
+});
+
+/** Waits (without a deadline of its own) until the responder has made `call`. */
+async function until(r: LocalResponder, call: string): Promise<void> {
+  while (!r.calls.includes(call)) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const user: LocalUser = { userId: 'u1', guildId: 'g1', locale: 'en-US', manager: false };
+
+function incoming(name: string, options: Incoming['options'] = [], kind: Incoming['kind'] = 'command'): Incoming {
+  return {
+    id: String(Math.random()).slice(2),
+    kind,
+    commandName: name,
+    options,
+    user: { id: user.userId, name: 'me' },
+    guildId: user.guildId,
+    channelId: '1',
+    locale: 'en-US',
+    memberPermissions: 0n,
+    attachmentSizeLimit: 10 * 1024 * 1024,
+    resolved: { users: {}, channels: {} },
+    transport: 'cli',
+  };
+}
+
+/** A responder whose calls can fail with Discord's JSON error codes. */
+class FailingResponder extends LocalResponder {
+  constructor(private readonly failures: Partial<Record<string, number>>) {
+    super();
+  }
+  private check(call: string) {
+    const code = this.failures[call];
+    if (code !== undefined) {
+      delete this.failures[call];
+      this.calls.push(`${call}!${code}`);
+      throw Object.assign(new Error(`Discord refused ${call}`), { code });
+    }
+  }
+  override async reply(msg: RenderedMessage) {
+    this.check('reply');
+    await super.reply(msg);
+  }
+  override async defer(ephemeral: boolean) {
+    this.check('defer');
+    await super.defer(ephemeral);
+  }
+  override async editOriginal(msg: RenderedMessage) {
+    this.check('edit');
+    await super.editOriginal(msg);
+  }
+}
+
+describe('router', () => {
+  it('answers fast work with one reply', async () => {
+    const r = new LocalResponder();
+    expect(await router.handle(incoming('fast'), r)).toBe('ok');
+    expect(r.calls).toEqual(['reply']);
+    expect(r.last!.body.content).toBe('fast answer');
+  });
+
+  it('defers slow work, then edits the answer in', async () => {
+    const r = new LocalResponder();
+    const done = router.handle(incoming('slow'), r);
+    await until(r, 'defer');
+    expect(r.calls).toEqual(['defer']);
+    release();
+    await done;
+    expect(r.calls).toEqual(['defer', 'edit']);
+    expect(r.last!.body.content).toBe('slow answer');
+  });
+
+  it('turns a public deferral into a private answer when the work fails', async () => {
+    const r = new LocalResponder();
+    const done = router.handle(incoming('slow', [{ name: 'fail', type: 5, value: true }]), r);
+    await until(r, 'defer');
+    release();
+    expect(await done).toBe('refused');
+    expect(r.calls).toEqual(['defer', 'delete', 'followUp']);
+    expect(r.last!.ephemeral).toBe(true);
+    expect(r.last!.body.embeds[0]!.title).toBe('Nope');
+  });
+
+  it('answers a bug privately with a reference, and logs it as failed', async () => {
+    const r = new LocalResponder();
+    const i = incoming('boom');
+    expect(await router.handle(i, r)).toBe('failed');
+    expect(r.calls).toEqual(['reply']);
+    expect(r.last!.body.embeds[0]!.description).toContain(i.id);
+  });
+
+  it('sends one plain fallback when Discord refuses the reply', async () => {
+    const r = new FailingResponder({ reply: 50035 });
+    expect(await router.handle(incoming('fast'), r)).toBe('fallback');
+    expect(r.calls).toEqual(['reply!50035', 'reply']);
+    expect(r.last!.body.embeds[0]!.title).toBe('Could not show this reply');
+    expect(r.last!.ephemeral).toBe(true);
+  });
+
+  it('stops at an expired interaction: no edit, no fallback', async () => {
+    const r = new FailingResponder({ defer: 10062 });
+    const done = router.handle(incoming('slow'), r);
+    await until(r, 'defer!10062');
+    release();
+    expect(await done).toBe('expired');
+    expect(r.calls).toEqual(['defer!10062']);
+  });
+
+  it('treats 40060 (someone else answered) as final', async () => {
+    const r = new FailingResponder({ reply: 40060 });
+    expect(await router.handle(incoming('fast'), r)).toBe('expired');
+    expect(r.calls).toEqual(['reply!40060']);
+  });
+
+  it('answers autocomplete within its budget, with nothing when the work is late', async () => {
+    const quick = new LocalResponder();
+    await router.handle(incoming('fast', [{ name: 'q', type: 3, value: 'o', focused: true }], 'autocomplete'), quick);
+    expect(quick.choices).toEqual([{ name: 'one', value: '1' }]);
+    const late = new LocalResponder();
+    await router.handle(incoming('slow', [{ name: 'q', type: 3, value: 'o', focused: true }], 'autocomplete'), late);
+    expect(late.calls).toEqual(['autocomplete']);
+    expect(late.choices).toEqual([]);
+  });
+
+  it('says so for an unknown command or an expired button', async () => {
+    const a = new LocalResponder();
+    await router.handle(incoming('gone'), a);
+    expect(a.last!.body.embeds[0]!.title).toBe('Unknown command');
+    const b = new LocalResponder();
+    await router.handle({ ...incoming('fast', [], 'component'), commandName: undefined, customId: 's:doesnotexist' }, b);
+    expect(b.calls).toEqual(['reply']);
+    expect(b.last!.ephemeral).toBe(true);
+    expect(b.last!.body.embeds[0]!.title).toBe('This button has expired');
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The bot under test, wired to the fake Discord: the real discord.js Client over the gateway
+ * (an explicit shard count, as the real `auto` would ask discord.com), or the HTTP interactions
+ * endpoint on a real port, with the commands deployed through the fake's REST API first.
+ */
+import type { AddressInfo } from 'node:net';
+import { discordRest } from '../../src/bot/discord-rest.ts';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../src/config.ts';
+import { createHttpServer } from '../../src/http/server.ts';
+import type { HttpCore } from '../../src/http/route.ts';
+import { createBot, type Bot, type BotCore, type BotOptions } from '../../src/bot/index.ts';
+import { loadCommands } from '../../src/bot/command.ts';
+import { deployCommands } from '../../src/bot/deploy.ts';
+import { FakeDiscord, type FakeGuild, type InteractionRecord } from './fake-discord.ts';
+
+export interface BotHarness {
+  fake: FakeDiscord;
+  bot: Bot;
+  core: BotCore;
+  /** POST /interactions URL when the HTTP transport is on */
+  endpoint?: string;
+  guild: FakeGuild;
+  /** dispatches (gateway) or posts (HTTP) an interaction and waits for its final answer */
+  send(rec: InteractionRecord): Promise<InteractionRecord>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions extends BotOptions {
+  transport?: 'gateway' | 'http';
+  /** extra settings over the core's config (STARR_SECRET, ...) */
+  config?: Partial<Config>;
+  /** shards the fake expects the bot to run (default one) */
+  shardCount?: number;
+}
+
+/** The core of test/support/world.ts: the bot's parts plus what the HTTP API takes. */
+export type HarnessCore = BotCore & Pick<HttpCore, 'keys'>;
+
+export async function startBotHarness(core: HarnessCore, opts: HarnessOptions = {}): Promise<BotHarness> {
+  const fake = await FakeDiscord.start();
+  const guild = fake.addGuild({ name: 'Starr Test Server', channels: [{ name: 'general' }, { name: 'boards' }] });
+  const transport = opts.transport ?? 'gateway';
+  const config = {
+    ...core.config,
+    DISCORD_TOKEN: fake.token,
+    DISCORD_API_URL: fake.apiUrl,
+    DISCORD_PUBLIC_KEY: transport === 'http' ? fake.publicKeyHex : undefined,
+    ...opts.config,
+  } as Config;
+  const botCore: HarnessCore = { ...core, config };
+  const commands = opts.commands ?? (await loadCommands());
+  const rest = discordRest(fake.apiUrl, fake.token);
+  await deployCommands({ rest, appId: fake.appId, guildId: guild.id, definitions: commands.definitions() });
+
+  const shardCount = opts.shardCount ?? 1;
+  const bot = await createBot(botCore, {
+    deferAfterMs: 1000,
+    boardCheckMs: 3_600_000,
+    ...opts,
+    commands,
+    shards: Array.from({ length: shardCount }, (_, i) => i),
+    shardCount,
+  });
+
+  let endpoint: string | undefined;
+  let http: FastifyInstance | undefined;
+  if (transport === 'http') {
+    // The service's own HTTP server, as the app runs it: the route sits beside the API.
+    http = createHttpServer(botCore);
+    await http.register(bot.interactionsRoute!);
+    await http.listen({ port: 0, host: '127.0.0.1' });
+    endpoint = `http://127.0.0.1:${(http.server.address() as AddressInfo).port}/interactions`;
+  }
+  // The gateway also runs in HTTP mode: it holds the bot token for leaderboards.
+  await bot.start();
+
+  return {
+    fake,
+    bot,
+    core: botCore,
+    endpoint,
+    guild,
+    async send(rec) {
+      if (transport === 'http') await fake.post(endpoint!, rec);
+      else fake.dispatchInteraction(rec);
+      return fake.settled(rec);
+    },
+    async close() {
+      await bot.close();
+      await http?.close();
+      await fake.close();
+    },
+  };
+}
