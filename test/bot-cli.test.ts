@@ -114,7 +114,7 @@ describe('starr try', () => {
       ['/ranking type:clubs', /■ Top clubs · Global/],
       ['/brawler name:shelly', /■ Shelly\n[\s\S]*▸ 🔧 Gadgets/],
       ['/events', /■ 🎮 Active events\n[\s\S]*ends in \d+ hours?/],
-      ['/map name:Somewhere', /■ Not available here/, 1],
+      ['/map name:Somewhere', /■ Unknown map\n│ No recorded map is called \*\*Somewhere/, 1],
       [`/link tag:${player}`, /■ Account linked/],
       ['/unlink', /■ Unlinked/],
       ['/leaderboard list', /■ Leaderboards of this server\n│ _None yet/],

@@ -138,7 +138,7 @@ describe('render pool', () => {
     await service.clubImage(subjects.club, 2, 'low');
     const job = jobs[0]!;
     const fromWorker = decode(await pool.render(job));
-    const here = decode(renderPng(job));
+    const here = decode(await renderPng(job));
     expect([fromWorker.width, fromWorker.height]).toEqual([here.width, here.height]);
     expect(fromWorker.data.equals(here.data)).toBe(true);
   });

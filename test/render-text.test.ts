@@ -77,9 +77,9 @@ describe('every script draws real glyphs', () => {
 
   it('plain Latin text and numbers ask for no fallback family (they stay fast)', () => {
     expect(familiesFor('SHELLY 1,397 #2PP0GQ9LU')).toEqual([]);
-    expect(familiesFor('王')).toContain('Starr SC');
-    expect(familiesFor('김')).toContain('Starr KR');
-    expect(familiesFor('⭐')).toContain('Starr Emoji');
+    expect(familiesFor('王')).toSatisfy((fs: string[]) => fs.some((f) => f.startsWith('Starr SC ')));
+    expect(familiesFor('김')).toSatisfy((fs: string[]) => fs.some((f) => f.startsWith('Starr KR ')));
+    expect(familiesFor('⭐')).toSatisfy((fs: string[]) => fs.some((f) => f.startsWith('Starr Emoji ')));
   });
 });
 
@@ -156,7 +156,7 @@ describe('any name, any numbers', () => {
     });
     await fc.assert(
       fc.asyncProperty(player, fc.constantFrom(1, 3, 8, 41), async (p, option) => {
-        const png = PNG.sync.read(renderPng({ kind: 'playerImage', option, quality: 'low', input: { player: p as never } }));
+        const png = PNG.sync.read(await renderPng({ kind: 'playerImage', option, quality: 'low', input: { player: p as never } }));
         expect(png.width).toBeGreaterThan(0);
       }),
       { numRuns: 12 },

@@ -28,21 +28,21 @@ describe('pictures match their references', () => {
   });
 
   for (const c of cases) {
-    it(c.name, () => {
+    it(c.name, async () => {
       const ref = PNG.sync.read(readFileSync(join(dir, `${c.name}.png`)));
-      const now = PNG.sync.read(renderPng(c.job));
+      const now = PNG.sync.read(await renderPng(c.job));
       expect([now.width, now.height]).toEqual([ref.width, ref.height]);
       const diff = pixelmatch(ref.data, now.data, undefined, ref.width, ref.height, { threshold: 0.1 });
       expect(diff / (ref.width * ref.height)).toBeLessThanOrEqual(MAX_DIFF_RATIO);
     });
   }
 
-  it('notices a changed picture', () => {
+  it('notices a changed picture', async () => {
     const c = cases.find((x) => x.name === 'player-image-1-low')!;
     const ref = PNG.sync.read(readFileSync(join(dir, `${c.name}.png`)));
     const changed = structuredClone(c.job) as typeof c.job & { kind: 'playerImage' };
     changed.input.player.trophies += 1111;
-    const now = PNG.sync.read(renderPng(changed));
+    const now = PNG.sync.read(await renderPng(changed));
     const diff = pixelmatch(ref.data, now.data, undefined, ref.width, ref.height, { threshold: 0.1 });
     expect(diff / (ref.width * ref.height)).toBeGreaterThan(MAX_DIFF_RATIO);
   });

@@ -18,19 +18,40 @@ export function artKey(kind: ArtKind, id: number): string {
 /** Decoded art by `artKey`; empty when the CDN is off. */
 export type ArtImages = ReadonlyMap<string, Image>;
 
-/** PNG/JPEG/WebP bytes by `artKey` → decoded images; undecodable entries are dropped (drawn art instead). */
-export function decodeArt(bytes: Record<string, Uint8Array> | undefined): Map<string, Image> {
+const decoded = new WeakMap<Record<string, Uint8Array>, Map<string, Image>>();
+
+/**
+ * Decodes a job's art (PNG/JPEG/WebP bytes by `artKey`) before it is drawn: Skia decodes image bytes
+ * asynchronously, and an image drawn before its `onload` comes out empty. Undecodable entries are
+ * dropped (drawn art takes their place: a corrupt cache file must not cost the picture).
+ */
+export async function loadArt(bytes: Record<string, Uint8Array> | undefined): Promise<void> {
+  if (!bytes || decoded.has(bytes)) return;
   const out = new Map<string, Image>();
-  for (const [key, data] of Object.entries(bytes ?? {})) {
-    try {
-      const img = new Image();
-      img.src = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-      if (img.width > 0 && img.height > 0) out.set(key, img);
-    } catch {
-      // a corrupt cache file must not cost the picture: the drawn fallback takes its place
-    }
-  }
-  return out;
+  await Promise.all(
+    Object.entries(bytes).map(
+      ([key, data]) =>
+        new Promise<void>((resolve) => {
+          const img = new Image();
+          img.onload = () => {
+            if (img.width > 0 && img.height > 0) out.set(key, img);
+            resolve();
+          };
+          img.onerror = () => resolve();
+          try {
+            img.src = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+          } catch {
+            resolve();
+          }
+        }),
+    ),
+  );
+  decoded.set(bytes, out);
+}
+
+/** The images loadArt decoded for these bytes (none when it was not called: drawn art throughout). */
+export function decodeArt(bytes: Record<string, Uint8Array> | undefined): ArtImages {
+  return (bytes && decoded.get(bytes)) || new Map();
 }
 
 /** A stable number for a tag, for colouring things we have no id for (a player's club has no badge id). */

@@ -23,7 +23,7 @@ import {
   type Ctx,
   type Quality,
 } from './draw.ts';
-import { DISPLAY_FAMILY, FALLBACK_FAMILIES } from './fonts.ts';
+import { fontFamily } from './fonts.ts';
 import { nameColorToCss } from '../upstream/schemas.ts';
 import type { ChartInput, ChartSeries } from './types.ts';
 
@@ -86,10 +86,10 @@ function header(ctx: Ctx, W: number, input: ChartInput, title: string, range: st
   drawText(ctx, range, W - 36, 100, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right' });
 }
 
-const TICK_FONT = { family: [DISPLAY_FAMILY, ...FALLBACK_FAMILIES].map((f) => `"${f}"`).join(', '), size: 16 };
-
 function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: number, to: number, scale: number, area: { x: number; y: number; w: number; h: number }, W: number, H: number): ChartConfiguration {
   const padding = { left: area.x, top: area.y, right: W - area.x - area.w, bottom: H - area.y - area.h };
+  // ticks are numbers and dates; legends are series labels: the fonts those characters need
+  const TICK_FONT = { family: fontFamily(series.map((s) => s.label).join(' ') + ' 0123456789.,:-'), size: 16 };
   const grid = { color: 'rgba(255,255,255,0.10)', tickColor: 'rgba(255,255,255,0.10)' };
   const yTicks = { color: THEME.muted, font: TICK_FONT, callback: (v: unknown) => fmtCompact(Number(v)), maxTicksLimit: 7 };
   const common = {

@@ -2,15 +2,18 @@
  * Fonts for every picture: the game's display face (Lilita One) first, then fallbacks shipped as npm
  * packages so a player name in any script draws real glyphs instead of nothing.
  *
- * Fontsource splits each family into unicode-range subsets (one woff2 per subset); Skia treats every
- * file registered under one alias as one family and picks, per character, the typeface that has it.
+ * Fontsource splits each family into unicode-range subsets (one woff2 per subset, listed with its
+ * range in the package's unicode.json). Each subset file is registered under its own alias and a
+ * text names only the subsets that cover its characters: Skia then falls back through that list per
+ * character. (Registering several files under one alias would make Skia use one of them for every
+ * character, so the other subsets would draw as missing glyphs.)
  * Lilita One only covers Latin, so Cyrillic, Greek, Arabic, Hebrew, Thai, Javanese (꧁ ꧂), CJK (simplified Chinese, then Japanese for rarer ideographs), Hangul,
  * symbols, math letters (𝓡) and colour emoji come from Noto. Fallbacks use the heaviest weight that
  * exists so they sit next to Lilita's chunky letters without looking thin.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { GlobalFonts } from '@napi-rs/canvas';
 
 export const DISPLAY_FAMILY = 'Lilita One';
@@ -22,6 +25,8 @@ interface FallbackPackage {
   pkg: string;
   /** the weight whose files we register */
   weight: number;
+  /** file format (default woff2; the colour emoji's COLR tables only load from woff in this Skia) */
+  format?: 'woff' | 'woff2';
 }
 
 /**
@@ -38,22 +43,69 @@ const FALLBACKS: readonly FallbackPackage[] = [
   // Japanese subset of CJK has rare ideographs the simplified Chinese one lacks (亗 in names)
   { family: 'Starr JP', pkg: 'noto-sans-jp', weight: 800 },
   { family: 'Starr KR', pkg: 'noto-sans-kr', weight: 800 },
-  { family: 'Starr Emoji', pkg: 'noto-color-emoji', weight: 400 },
+  { family: 'Starr Emoji', pkg: 'noto-color-emoji', weight: 400, format: 'woff' },
   { family: 'Starr Symbols', pkg: 'noto-sans-symbols', weight: 800 },
   { family: 'Starr Symbols 2', pkg: 'noto-sans-symbols-2', weight: 400 },
   { family: 'Starr Math', pkg: 'noto-sans-math', weight: 400 },
 ];
 
-export const FALLBACK_FAMILIES: readonly string[] = FALLBACKS.map((f) => f.family);
-
 const require = createRequire(import.meta.url);
 
-function filesOf(pkg: string, weight: number): string[] {
-  const dir = join(dirname(require.resolve(`@fontsource/${pkg}/package.json`)), 'files');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(`-${weight}-normal.woff2`))
-    .sort()
-    .map((f) => join(dir, f));
+/** One registered subset file: its alias and the code points it covers. */
+interface Face {
+  alias: string;
+  file: string;
+  ranges: [number, number][];
+}
+
+function parseRanges(css: string): [number, number][] {
+  return css.split(',').map((part) => {
+    const [lo, hi] = part.trim().replace(/^U\+/i, '').split('-');
+    return [parseInt(lo!, 16), parseInt(hi ?? lo!, 16)] as [number, number];
+  });
+}
+
+/** The subset files of one fontsource package at one weight, each with its alias and range. */
+function facesOf(family: string, pkg: string, weight: number, format: 'woff' | 'woff2' = 'woff2'): Face[] {
+  const root = dirname(require.resolve(`@fontsource/${pkg}/package.json`));
+  const unicode = JSON.parse(readFileSync(join(root, 'unicode.json'), 'utf8')) as Record<string, string>;
+  const files = new Set(readdirSync(join(root, 'files')));
+  const faces: Face[] = [];
+  for (const [subset, range] of Object.entries(unicode)) {
+    const key = subset.replace(/^\[(\d+)\]$/, '$1');
+    const file = `${pkg}-${key}-${weight}-normal.${format}`;
+    if (!files.has(file)) continue;
+    faces.push({ alias: `${family} ${key}`, file: join(root, 'files', file), ranges: parseRanges(range) });
+  }
+  if (faces.length === 0) throw new Error(`font package @fontsource/${pkg} has no ${weight} weight files`);
+  // numbered subsets (CJK, emoji) in numeric order, so lookups are stable
+  return faces.sort((x, y) => x.alias.localeCompare(y.alias, 'en', { numeric: true }));
+}
+
+const covers = (face: Face, cp: number) => face.ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
+
+/** Lilita One: the basic Latin subset is the display face itself, its Latin Extended subset the first fallback. */
+let display: { main: Face; rest: Face[] } | undefined;
+let packages: { family: string; faces: Face[] }[] | undefined;
+
+function loadFaces() {
+  if (!display || !packages) {
+    const lilita = facesOf(DISPLAY_FAMILY, 'lilita-one', 400);
+    const main = lilita.find((f) => f.alias === `${DISPLAY_FAMILY} latin`) ?? lilita[0]!;
+    display = { main: { ...main, alias: DISPLAY_FAMILY }, rest: lilita.filter((f) => f !== main) };
+    packages = FALLBACKS.map((f) => ({ family: f.family, faces: facesOf(f.family, f.pkg, f.weight, f.format) }));
+  }
+  return { display, packages };
+}
+
+/** Every fallback alias, in fallback order (tests and diagnostics; pictures name only what a text needs). */
+let aliases: string[] | undefined;
+export function fallbackFamilies(): readonly string[] {
+  if (!aliases) {
+    const { display: d, packages: ps } = loadFaces();
+    aliases = [...d.rest.map((f) => f.alias), ...ps.flatMap((p) => p.faces.map((f) => f.alias))];
+  }
+  return aliases;
 }
 
 let registered = false;
@@ -61,12 +113,8 @@ let registered = false;
 /** Registers every font once per thread (cheap to call again). Throws when a font package is missing. */
 export function ensureFonts(): void {
   if (registered) return;
-  for (const file of filesOf('lilita-one', 400)) GlobalFonts.registerFromPath(file, DISPLAY_FAMILY);
-  for (const f of FALLBACKS) {
-    const files = filesOf(f.pkg, f.weight);
-    if (files.length === 0) throw new Error(`font package @fontsource/${f.pkg} has no ${f.weight} weight files`);
-    for (const file of files) GlobalFonts.registerFromPath(file, f.family);
-  }
+  const { display: d, packages: ps } = loadFaces();
+  for (const face of [d.main, ...d.rest, ...ps.flatMap((p) => p.faces)]) GlobalFonts.registerFromPath(face.file, face.alias);
   registered = true;
 }
 
@@ -76,12 +124,12 @@ export interface FontOptions {
 }
 
 /**
- * Which fallback families a text needs. Naming a family costs Skia a lookup over all its typefaces on
- * every new text or size (CJK families have a hundred subset files each: ~1 ms per text with every
- * family listed, 0.02 ms with Lilita One alone), so a text lists only the families its characters
- * call for. Plain Latin text and numbers use the display face alone.
+ * Which fallback packages a character belongs to (by script), in fallback order. Naming a family
+ * costs Skia a lookup on every new text or size (CJK packages have a hundred subsets each), so a text
+ * lists only the subsets its characters call for. Plain Latin text and numbers use the display face
+ * alone.
  */
-const NEEDS: readonly [family: string, test: RegExp][] = [
+const NEEDS = new Map<string, RegExp>([
   ['Starr Sans', /[^\u0000-\u00ff\u2013\u2014\u2018-\u201e\u2022\u2026\u00b7]/u],
   ['Starr Arabic', /\p{Script=Arabic}/u],
   ['Starr Hebrew', /\p{Script=Hebrew}/u],
@@ -94,19 +142,61 @@ const NEEDS: readonly [family: string, test: RegExp][] = [
   ['Starr Symbols', /[\p{So}\p{Sm}\u2460-\u24ff]/u],
   ['Starr Symbols 2', /[\p{So}\p{Sm}]/u],
   ['Starr Math', /[\u{1d400}-\u{1d7ff}\p{Sm}]/u],
-];
+]);
 
-/** The fallback families `text` needs, in fallback order. */
-export function familiesFor(text: string): string[] {
-  if (/^[\u0020-\u007e]*$/.test(text)) return [];
-  return NEEDS.filter(([, re]) => re.test(text)).map(([family]) => family);
-}
+const perCodePoint = new Map<number, number[]>();
 
 /**
- * A CSS font string for the display face at `size` CSS pixels, plus the fallbacks `text` needs
- * (every fallback when no text is given). Sizes snap to half pixels so layouts are reused.
+ * Indexes (into fallbackFamilies()) of the subsets that may draw `cp`: Lilita's own extended Latin,
+ * then, for each fallback package whose script the character belongs to, the subsets whose range
+ * covers it (or, for a small package whose ranges do not list it, all of its subsets).
  */
-export function font(size: number, opts: FontOptions = {}, text?: string): string {
-  const fallbacks = opts.fallback === false ? [] : text === undefined ? FALLBACK_FAMILIES : familiesFor(text);
-  return `${Math.round(size * 2) / 2}px ${[DISPLAY_FAMILY, ...fallbacks].map((f) => `"${f}"`).join(', ')}`;
+function facesFor(cp: number): number[] {
+  let hit = perCodePoint.get(cp);
+  if (hit) return hit;
+  const { display: d, packages: ps } = loadFaces();
+  hit = [];
+  let index = 0;
+  for (const face of d.rest) {
+    if (covers(face, cp)) hit.push(index);
+    index++;
+  }
+  const ch = String.fromCodePoint(cp);
+  const offsets: number[] = [];
+  for (const p of ps) {
+    offsets.push(index);
+    index += p.faces.length;
+  }
+  const scripted = ps.flatMap((p, k) => (NEEDS.get(p.family)?.test(ch) ? [{ p, at: offsets[k]! }] : []));
+  for (const { p, at } of scripted) p.faces.forEach((f, i) => covers(f, cp) && hit!.push(at + i));
+  // no subset lists it: try every subset of the small packages of its script (Noto Sans Math's
+  // single subset holds the math alphabets its range does not mention)
+  if (hit.length === 0) for (const { p, at } of scripted) if (p.faces.length <= 8) p.faces.forEach((_, i) => hit!.push(at + i));
+  perCodePoint.set(cp, hit);
+  return hit;
+}
+
+/** The fallback aliases `text` needs, in fallback order (none for text Lilita One draws alone). */
+export function familiesFor(text: string): string[] {
+  if (/^[\u0020-\u007e]*$/.test(text)) return [];
+  const { display: d } = loadFaces();
+  const wanted = new Set<number>();
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x7f || covers(d.main, cp)) continue;
+    for (const i of facesFor(cp)) wanted.add(i);
+  }
+  const all = fallbackFamilies();
+  return [...wanted].sort((x, y) => x - y).map((i) => all[i]!);
+}
+
+/** The quoted CSS family list for `text`: the display face plus the fallbacks its characters need. */
+export function fontFamily(text: string, opts: FontOptions = {}): string {
+  const fallbacks = opts.fallback === false ? [] : familiesFor(text);
+  return [DISPLAY_FAMILY, ...fallbacks].map((f) => `"${f}"`).join(', ');
+}
+
+/** A CSS font string for the display face at `size` CSS pixels plus the fallbacks `text` needs. Sizes snap to half pixels so layouts are reused. */
+export function font(size: number, opts: FontOptions, text: string): string {
+  return `${Math.round(size * 2) / 2}px ${fontFamily(text, opts)}`;
 }

@@ -4,6 +4,7 @@
  */
 import type { Canvas } from '@napi-rs/canvas';
 import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS, PLAYER_CHART_OPTIONS, PLAYER_IMAGE_OPTIONS, type ChartOption } from './catalogue.ts';
+import { loadArt } from './art.ts';
 import { renderChart } from './chart.ts';
 import { renderClubClassic, renderClubPortrait } from './club-card.ts';
 import type { Quality } from './draw.ts';
@@ -99,8 +100,14 @@ export function pngLevel(width: number, height: number): number {
   return width * height > 1_200_000 ? 1 : 2;
 }
 
+/** The job's art decoded, ready for renderCanvas (which draws only art loaded this way). */
+export async function prepareJob(job: RenderJob): Promise<void> {
+  if (job.kind === 'playerImage' || job.kind === 'clubImage') await loadArt(job.input.art);
+}
+
 /** Renders and encodes in the calling thread. */
-export function renderPng(job: RenderJob): Buffer {
+export async function renderPng(job: RenderJob): Promise<Buffer> {
+  await prepareJob(job);
   const canvas = renderCanvas(job);
   return encodePng(canvas.data(), canvas.width, canvas.height, { level: pngLevel(canvas.width, canvas.height) });
 }

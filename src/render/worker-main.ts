@@ -26,10 +26,10 @@ ensureFonts();
 warmUp();
 port.postMessage({ type: 'ready' } satisfies ResultMessage);
 
-port.on('message', (msg: JobMessage) => {
+port.on('message', async (msg: JobMessage) => {
   const t = performance.now();
   try {
-    const png = renderPng(msg.job);
+    const png = await renderPng(msg.job);
     // a fresh ArrayBuffer we can hand over without copying
     const out = new Uint8Array(png.length);
     out.set(png);
