@@ -49,19 +49,31 @@ export interface CoreOptions {
   renderWorkers?: number;
 }
 
+/** Shutdown steps, run once in reverse order of registration; a failing step is logged and the rest still run. */
+class ShutdownSteps {
+  private steps: (() => Promise<void>)[] = [];
+  constructor(private readonly logger: Logger) {}
+  push(step: () => Promise<void>): void {
+    this.steps.push(step);
+  }
+  async close(): Promise<void> {
+    const steps = this.steps.reverse();
+    this.steps = [];
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (e) {
+        this.logger.error({ err: e }, 'error while shutting down');
+      }
+    }
+  }
+}
+
 export async function openCore(config: Config, opts: CoreOptions = {}): Promise<OpenCore> {
   const logger = opts.logger ?? createLogger(config);
   const metrics = new MetricsRegistry();
-  const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const c of closers.reverse()) {
-      try {
-        await c();
-      } catch (e) {
-        logger.error({ err: e }, 'error while shutting down');
-      }
-    }
-  };
+  const closers = new ShutdownSteps(logger);
+  const close = () => closers.close();
   try {
     const stores = openKeyvStores(cacheUrl(config));
     closers.push(() => stores.close());
@@ -129,16 +141,9 @@ export async function startApp(config: Config, opts: { listen?: boolean; logger?
   const logger = opts.logger ?? createLogger(config);
   const opened = await openCore(config, { logger });
   const { core } = opened;
-  const closers: (() => Promise<void>)[] = [() => opened.close()];
-  const close = async () => {
-    for (const c of closers.reverse()) {
-      try {
-        await c();
-      } catch (e) {
-        logger.error({ err: e }, 'error while shutting down');
-      }
-    }
-  };
+  const closers = new ShutdownSteps(logger);
+  closers.push(() => opened.close());
+  const close = () => closers.close();
   try {
     const http = createHttpServer(core, { metrics: opened.metrics, upstreamKind: opened.upstream.kind });
 

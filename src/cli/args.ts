@@ -45,6 +45,25 @@ export function intOption(p: ParsedArgs, name: string, def: number, min: number,
   return Number(v);
 }
 
+/** Exit code of a command called with wrong arguments. */
+export const EXIT_USAGE = 2;
+
+/**
+ * Reads a subcommand's arguments with `parse`. A UsageError it throws is printed with the usage
+ * text and becomes the exit code instead (check with `typeof result === 'number'`).
+ */
+export function readArgs<T extends object>(io: CliIo, usage: string, parse: () => T): T | number {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}\nUsage: ${usage}`);
+      return EXIT_USAGE;
+    }
+    throw e;
+  }
+}
+
 /** sysexits.h EX_CONFIG: the configuration is wrong, retrying will not help. */
 export const EXIT_CONFIG = 78;
 

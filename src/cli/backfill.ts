@@ -1,6 +1,6 @@
 import type { CliIo } from '../cli.ts';
 import { usesSimulator } from '../config.ts';
-import { intOption, loadCliConfig, parseArgs, UsageError, EXIT_CONFIG } from './args.ts';
+import { intOption, loadCliConfig, parseArgs, readArgs, UsageError, EXIT_CONFIG } from './args.ts';
 
 export const summary = 'Fill recorded history by replaying the simulated world over the last N days (demo mode only)';
 export const usage =
@@ -23,13 +23,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     );
     return EXIT_CONFIG;
   }
-  let opts;
-  try {
+  const opts = readArgs(io, usage, () => {
     const p = parseArgs(args, { values: ['days', 'players', 'every'], flags: ['all', 'no-track', 'quiet'] });
     if (p.positional.length > 0) throw new UsageError(`unexpected argument ${p.positional[0]}`);
     if (p.flags.days === undefined) throw new UsageError('--days is required');
     if (p.flags.all && p.flags.players !== undefined) throw new UsageError('--all and --players exclude each other');
-    opts = {
+    return {
       days: intOption(p, 'days', 7, 1, cfg.HISTORY_DAYS),
       players: intOption(p, 'players', 100, 0, cfg.SIM_PLAYERS),
       all: p.flags.all === true,
@@ -37,13 +36,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       track: p.flags['no-track'] !== true,
       quiet: p.flags.quiet === true,
     };
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`${e.message}\nUsage: ${usage}`);
-      return 2;
-    }
-    throw e;
-  }
+  });
+  if (typeof opts === 'number') return opts;
 
   const { World } = await import('../sim/world.ts');
   const { HistoryStore } = await import('../store/history-store.ts');

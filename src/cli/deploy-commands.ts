@@ -5,7 +5,7 @@
 import { DiscordAPIError } from 'discord.js';
 import { discordRest } from '../bot/discord-rest.ts';
 import type { CliIo } from '../cli.ts';
-import { EXIT_CONFIG, loadCliConfig, parseArgs, UsageError } from './args.ts';
+import { EXIT_CONFIG, loadCliConfig, parseArgs, readArgs, UsageError } from './args.ts';
 import { loadCommands } from '../bot/command.ts';
 import { DeployError, appIdFromToken, deployCommands, validateDefinitions } from '../bot/deploy.ts';
 
@@ -13,21 +13,16 @@ export const summary = 'Check the slash commands against Discord\'s rules and re
 export const usage = 'starr deploy-commands [--guild ID] [--dry-run]';
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  let guild: string | undefined;
-  let dryRun = false;
-  try {
+  const parsed = readArgs(io, usage, () => {
     const p = parseArgs(args, { values: ['guild'], flags: ['dry-run'] });
     if (p.positional.length) throw new UsageError(`unexpected argument ${p.positional[0]}`);
-    guild = p.flags.guild as string | undefined;
+    const guild = p.flags.guild;
+    if (guild === true) throw new UsageError('--guild needs a server id');
     if (guild !== undefined && !/^\d{15,21}$/.test(guild)) throw new UsageError('--guild expects a server id (15 to 21 digits)');
-    dryRun = p.flags['dry-run'] === true;
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`${e.message}\nUsage: ${usage}`);
-      return 2;
-    }
-    throw e;
-  }
+    return { guild, dryRun: p.flags['dry-run'] === true };
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { guild, dryRun } = parsed;
   const cfg = loadCliConfig(io);
   if (typeof cfg === 'number') return cfg;
 

@@ -1,5 +1,5 @@
 import type { CliIo } from '../cli.ts';
-import { intOption, loadCliConfig, parseArgs, untilSignal, UsageError } from './args.ts';
+import { intOption, loadCliConfig, parseArgs, readArgs, untilSignal, UsageError } from './args.ts';
 
 export const summary = 'Run the simulated game world on its own: the official API paths over HTTP, for demos and tests';
 export const usage =
@@ -14,8 +14,7 @@ export const usage =
 export async function run(args: string[], io: CliIo): Promise<number> {
   const cfg = loadCliConfig(io);
   if (typeof cfg === 'number') return cfg;
-  let opts;
-  try {
+  const opts = readArgs(io, usage, () => {
     const p = parseArgs(args, { values: ['port', 'host', 'seed', 'players', 'clubs', 'at'] });
     if (p.positional.length > 0) throw new UsageError(`unexpected argument ${p.positional[0]}`);
     const at = p.flags.at;
@@ -28,7 +27,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (seed === true) throw new UsageError('--seed needs a value');
     const host = p.flags.host;
     if (host === true) throw new UsageError('--host needs a value');
-    opts = {
+    return {
       port: intOption(p, 'port', 0, 0, 65535),
       host: host ?? '127.0.0.1',
       seed: seed ?? cfg.SIM_SEED,
@@ -36,13 +35,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       clubs: intOption(p, 'clubs', cfg.SIM_CLUBS, 1, 1_000_000),
       atMs,
     };
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`${e.message}\nUsage: ${usage}`);
-      return 2;
-    }
-    throw e;
-  }
+  });
+  if (typeof opts === 'number') return opts;
 
   const { startSim, SimClock } = await import('../sim/index.ts');
   const clock = new SimClock();

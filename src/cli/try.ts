@@ -8,7 +8,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { CliIo } from '../cli.ts';
-import { loadCliConfig, parseArgs, UsageError } from './args.ts';
+import { loadCliConfig, parseArgs, readArgs, UsageError } from './args.ts';
 import { usesSimulator } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openCore } from '../app.ts';
@@ -35,20 +35,13 @@ async function writeFiles(msg: RenderedMessage, dir: string, cwd: string): Promi
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  let text: string;
-  let flags: Record<string, string | true>;
-  try {
+  const parsed = readArgs(io, usage, () => {
     const p = parseArgs(args, { values: ['out', 'locale', 'press', 'complete'], flags: ['json', 'member'] });
     if (p.positional.length !== 1) throw new UsageError('give the command as one quoted argument, like "/events"');
-    text = p.positional[0]!;
-    flags = p.flags;
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`${e.message}\nUsage: ${usage}`);
-      return 2;
-    }
-    throw e;
-  }
+    return { text: p.positional[0]!, flags: p.flags };
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { text, flags } = parsed;
   const cfg = loadCliConfig(io);
   if (typeof cfg === 'number') return cfg;
 
