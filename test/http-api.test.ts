@@ -349,6 +349,38 @@ describe('errors that are not validation', () => {
     expect((await http.get('/generate-api-keys')).status).toBe(405);
   });
 
+  it('lets any web page read the API (CORS) and answers preflights without counting them', async () => {
+    const plainGet = await http.get('/brawlers');
+    expect(plainGet.headers['access-control-allow-origin']).toBeUndefined();
+
+    const cross = await http.get('/brawlers', { origin: 'https://example.org' });
+    expect(cross.status).toBe(200);
+    expect(cross.headers['access-control-allow-origin']).toBe('*');
+    expect(cross.headers['access-control-expose-headers']).toMatch(/RateLimit-Remaining.*ETag/);
+    const remaining = Number(cross.headers['ratelimit-remaining']);
+
+    const failed = await http.get('/players/%23NOPE!', { origin: 'https://example.org' });
+    expect(failed.status).toBe(422);
+    expect(failed.headers['access-control-allow-origin']).toBe('*');
+
+    const pre = await http.call('OPTIONS', '/players/%23ABC/battlelog', {
+      origin: 'https://example.org',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'if-none-match',
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-origin']).toBe('*');
+    expect(pre.headers['access-control-allow-methods']).toBe('GET, HEAD');
+    expect(pre.headers['access-control-allow-headers']).toMatch(/If-None-Match/);
+    expect(pre.text).toBe('');
+    expect(pre.headers['ratelimit-remaining']).toBeUndefined();
+
+    expect((await http.call('OPTIONS', '/nowhere', { origin: 'https://example.org' })).status).toBe(404);
+    // the preflights did not use up the limit: the next GET is counted right after the last one
+    const next = await http.get('/brawlers', { origin: 'https://example.org' });
+    expect(Number(next.headers['ratelimit-remaining'])).toBe(remaining - 2);
+  });
+
   it('answers HEAD like GET without a body, and ignores a trailing slash', async () => {
     const head = await http.call('HEAD', '/brawlers');
     expect(head.status).toBe(200);

@@ -63,6 +63,14 @@ export interface HttpServerOptions {
 
 const WINDOW_SECONDS = 60;
 
+/** Cross-origin reads are allowed from anywhere, with the headers clients need to see. */
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers':
+    'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Age, Last-Modified, Warning, X-Cache, X-Stale-Reason',
+  vary: 'Origin',
+} as const;
+
 function packageVersion(): string {
   try {
     return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -279,6 +287,11 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
   // Hooks take callbacks rather than promises: on the hot path (a known client without a key) the
   // request is admitted without waiting for anything.
   app.addHook('onRequest', (request, reply, done) => {
+    // Browsers may call the API from any page: answers are public data, keys travel in the query
+    // string (never in cookies), so every origin is allowed to read them and their headers.
+    if (request.headers.origin !== undefined) reply.headers(CORS_HEADERS);
+    // A preflight is answered by the not-found handler below and costs no request of the limit.
+    if (request.method === 'OPTIONS') return done();
     // A route of another front door may opt out (POST /interactions: Discord's signed requests).
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
     const def = request.routeOptions.config?.starr as RouteDef | undefined;
@@ -320,6 +333,19 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const methods = [...new Set(allowed.filter((a) => a.pattern.test(path)).map((a) => a.method))].sort();
+    if (request.method === 'OPTIONS' && methods.length > 0) {
+      // CORS preflight (or a plain OPTIONS): what the path allows, cacheable by the browser for a day
+      return reply
+        .code(204)
+        .headers({
+          allow: [...methods, 'OPTIONS'].join(', '),
+          'access-control-allow-methods': methods.join(', '),
+          'access-control-allow-headers': 'Content-Type, If-None-Match',
+          'access-control-max-age': '86400',
+          'cache-control': 'no-store',
+        })
+        .send();
+    }
     if (methods.length > 0) {
       return reply
         .code(405)
