@@ -104,6 +104,27 @@ describe('cache', () => {
     expect(proxy.requests.map((r) => r.path.replace(/%23\w+/, 'TAG'))).toEqual(['/v1/players/TAG', '/v1/brawlers', '/v1/players/TAG']);
   });
 
+  it('a rotation is fresh until its first active event ends, not a full TTL past it', async () => {
+    const ends = (at: number) =>
+      (sim.world.eventRotation(at) as { endTime: string }[]).map((e) => S.parseApiTime(e.endTime)).filter((t) => t > at);
+    const firstEnd = Math.min(...ends(T0));
+    clock.set(firstEnd - 30_000);
+    const stats = service();
+    const before = await stats.eventRotation();
+    expect(before.expiresAt).toBe(firstEnd);
+    clock.set(firstEnd - 1_000);
+    expect((await stats.eventRotation()).data).toBe(before.data);
+    expect(calls()).toBe(1);
+
+    // the event has ended: the next read asks upstream again instead of showing it for 90 s more
+    clock.set(firstEnd + 1_000);
+    const after = await stats.eventRotation();
+    expect(calls()).toBe(2);
+    expect(after.fetchedAt).toBe(firstEnd + 1_000);
+    expect(after.expiresAt).toBeLessThanOrEqual(firstEnd + 1_000 + 120_000);
+    expect(after.expiresAt).toBeGreaterThanOrEqual(firstEnd + 1_000 + 5_000);
+  });
+
   it('the keyv store serves another instance (a restart, another process) without upstream', async () => {
     const kv = stores();
     const tag = sim.world.clubTag(2);

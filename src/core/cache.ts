@@ -14,6 +14,8 @@ import { Lru } from '../lib/lru.ts';
 export interface CacheEntry {
   /** epoch ms when this copy came from upstream */
   fetchedAt: number;
+  /** epoch ms when it stops being fresh, when sooner than the resource's TTL (the rotation: the next event end) */
+  expiresAt?: number;
   /** the upstream body as parsed (absent for a remembered 404) */
   data?: unknown;
   /** upstream said 404: the message, remembered so repeated misses don't reach upstream */

@@ -22,6 +22,7 @@ import {
   UnavailableError,
   type UpstreamError,
 } from '../upstream/errors.ts';
+import { parseApiTime } from '../upstream/schemas.ts';
 import type * as S from '../upstream/schemas.ts';
 import { parseTag } from '../upstream/tags.ts';
 import type { KeyvStores } from '../store/keyv.ts';
@@ -89,6 +90,8 @@ export interface CoreStats {
 const MAINTENANCE_HOLD_MS = 30_000;
 /** After another failure of one resource, serve its stale copy this long before asking again. */
 const FAILURE_HOLD_MS = 10_000;
+/** The shortest freshness a copy gets, whatever it says about its own end (clock skew, late rotations). */
+const MIN_FRESH_MS = 5_000;
 const FAILURE_MEMO_ITEMS = 10_000;
 
 /** Failures that the last good copy may hide. Not 404 (the thing is gone), 400 or 403 (our fault). */
@@ -116,6 +119,18 @@ interface Spec<T> {
   /** turns the upstream body into what is cached (rankings: the envelope) */
   shape?: (raw: never, fetchedAt: number) => T;
   event?: { kind: FetchedKind; key: string };
+  /** when the answer goes out of date before the TTL ends (epoch ms), if it can tell */
+  outdatedAt?: (data: T, fetchedAt: number) => number | undefined;
+}
+
+/** A rotation is out of date when its first active event ends (a few seconds later at the soonest). */
+function rotationOutdatedAt(rotation: S.EventRotation, fetchedAt: number): number | undefined {
+  let end = Infinity;
+  for (const e of rotation) {
+    const t = parseApiTime(e.endTime);
+    if (Number.isFinite(t) && t > fetchedAt) end = Math.min(end, t);
+  }
+  return Number.isFinite(end) ? Math.max(end, fetchedAt + MIN_FRESH_MS) : undefined;
 }
 
 export class StatsService implements UpstreamReads {
@@ -268,7 +283,13 @@ export class StatsService implements UpstreamReads {
   }
 
   eventRotation(o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.EventRotation>> {
-    return this.cached('rotation', 'rotation', o) ?? this.read({ resource: 'rotation', key: 'rotation', fetch: (ro) => this.upstream.eventRotation(ro), event: { kind: 'rotation', key: 'rotation' } }, o);
+    return (
+      this.cached('rotation', 'rotation', o) ??
+      this.read<S.EventRotation>(
+        { resource: 'rotation', key: 'rotation', fetch: (ro) => this.upstream.eventRotation(ro), event: { kind: 'rotation', key: 'rotation' }, outdatedAt: rotationOutdatedAt },
+        o,
+      )
+    );
   }
 
   gameModes(o: ReadOptions = NO_OPTIONS): Promise<Fetched<S.GameModeList>> {
@@ -295,7 +316,7 @@ export class StatsService implements UpstreamReads {
     const m = this.cache.peek(key);
     if (!m) return undefined;
     const now = this.now();
-    if (now - m.fetchedAt >= this.ttlMs[resource]) return undefined;
+    if (now >= this.expiry(m, resource)) return undefined;
     this.counts.reads++;
     this.counts.memoryHits++;
     this.readCounter?.inc({ resource, source: 'memory' });
@@ -325,7 +346,7 @@ export class StatsService implements UpstreamReads {
       const got = await this.cache.get(spec.key);
       stored = got?.entry;
       const now = this.now();
-      if (stored && now - stored.fetchedAt < this.ttlMs[spec.resource]) {
+      if (stored && now < this.expiry(stored, spec.resource)) {
         if (got!.from === 'store') this.counts.storeHits++;
         else this.counts.memoryHits++;
         this.readCounter?.inc({ resource: spec.resource, source: got!.from });
@@ -363,6 +384,8 @@ export class StatsService implements UpstreamReads {
     const at = this.now();
     const data = spec.shape ? spec.shape(raw as never, at) : raw;
     const entry: CacheEntry = { fetchedAt: at, data };
+    const outdated = spec.outdatedAt?.(data as T, at);
+    if (outdated !== undefined && outdated < at + this.ttlMs[spec.resource]) entry.expiresAt = outdated;
     this.failures.delete(spec.key);
     await this.cache.set(spec.key, entry);
     if (spec.event) this.emitFetched(spec.event.kind, spec.event.key, data, at);
@@ -380,6 +403,11 @@ export class StatsService implements UpstreamReads {
     this.counts.staleServed++;
     this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
     return this.view(entry, spec.resource, now, true, error.kind);
+  }
+
+  /** When a cached copy stops being fresh. */
+  private expiry(entry: CacheEntry, resource: Resource): number {
+    return entry.expiresAt ?? entry.fetchedAt + this.ttlMs[resource];
   }
 
   private held(key: string, now: number): UpstreamError | undefined {
@@ -404,7 +432,7 @@ export class StatsService implements UpstreamReads {
     const f: Fetched<T> = {
       data: entry.data as T,
       fetchedAt: entry.fetchedAt,
-      expiresAt: entry.fetchedAt + this.ttlMs[resource],
+      expiresAt: this.expiry(entry, resource),
       stale,
       ageSeconds: Math.max(0, Math.floor((now - entry.fetchedAt) / 1000)),
     };
