@@ -3,6 +3,7 @@
  * production (sim → UpstreamClient → StatsService → HTTP). Bodies are compared with what the world
  * model says at the frozen virtual instant.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHttpServer } from '../src/http/server.ts';
@@ -347,6 +348,21 @@ describe('errors that are not validation', () => {
     expect(na.headers.allow).toBe('GET, HEAD');
     expect(na.json()).toEqual({ detail: 'Method Not Allowed' });
     expect((await http.get('/generate-api-keys')).status).toBe(405);
+  });
+
+  it('explains how to send a name that was not percent-encoded (curl sends raw UTF-8)', async () => {
+    const { port } = new URL(http.base);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end(Buffer.from('GET /players/search?name=Тимур HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8')));
+      let got = '';
+      socket.on('data', (d) => (got += d.toString('utf8')));
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    const detail = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)).detail as string;
+    expect(detail).toMatch(/must be percent-encoded/);
+    expect(detail).toContain('--data-urlencode');
   });
 
   it('lets any web page read the API (CORS) and answers preflights without counting them', async () => {

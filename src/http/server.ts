@@ -257,9 +257,15 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
       }
       const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_URI_TOO_LONG' ? 414 : 400;
       const reason = status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request';
-      const body = JSON.stringify({ detail: reason });
-      // A HEAD answer has no body, and the client would read one as garbage.
       const packet = (err as { rawPacket?: unknown }).rawPacket;
+      // curl sends `?name=Тимур` as raw UTF-8, which HTTP does not allow in a URL: say how to send it
+      const rawText = err.code === 'HPE_INVALID_URL' && Buffer.isBuffer(packet) && /^[A-Z]+ [^ \r\n]*[^\x00-\x7f]/.test(packet.toString('latin1'));
+      const body = JSON.stringify({
+        detail: rawText
+          ? 'Bad Request: the URL contains characters that must be percent-encoded (UTF-8), e.g. name=%D0%A2%D0%B8%D0%BC%D1%83%D1%80 for Тимур; with curl use -G --data-urlencode "name=Тимур"'
+          : reason,
+      });
+      // A HEAD answer has no body, and the client would read one as garbage.
       const head = Buffer.isBuffer(packet) && packet.subarray(0, 5).toString('latin1') === 'HEAD ';
       socket.end(
         `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
