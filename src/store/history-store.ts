@@ -201,23 +201,13 @@ export class HistoryStore {
          seen_at = excluded.seen_at
        WHERE excluded.seen_at >= seen_at`,
     );
-    const out = new Map<string, number>();
-    for (const tag of latest.keys()) {
-      const ref = this.players.get(tag);
-      if (ref) out.set(tag, ref.id);
-    }
-    for (let i = 0; i < unknown.length; i += 500) {
-      const part = unknown.slice(i, i + 500);
-      const found = await db.all<{ id: number; tag: string; name: string; trophies: number | null; club_tag: string | null; seen_at: number }>(
-        `SELECT id, tag, name, trophies, club_tag, seen_at FROM player WHERE tag IN (${part.map(() => '?').join(',')})`,
-        part,
-      );
-      for (const f of found) {
-        this.players.set(f.tag, { id: f.id, name: f.name, trophies: f.trophies, clubTag: f.club_tag, seen: f.seen_at });
-        out.set(f.tag, f.id);
-      }
-    }
-    return out;
+    return idsOf(db, latest.keys(), this.players, unknown, 'SELECT id, tag, name, trophies, club_tag, seen_at FROM player', (f: PlayerRow) => ({
+      id: f.id,
+      name: f.name,
+      trophies: f.trophies,
+      clubTag: f.club_tag,
+      seen: f.seen_at,
+    }));
   }
 
   private async discoverClubs(db: Sqlite, rows: DiscoveredClub[]): Promise<Map<string, number>> {
@@ -256,23 +246,12 @@ export class HistoryStore {
          seen_at = excluded.seen_at
        WHERE excluded.seen_at >= seen_at`,
     );
-    const out = new Map<string, number>();
-    for (const tag of latest.keys()) {
-      const ref = this.clubs.get(tag);
-      if (ref) out.set(tag, ref.id);
-    }
-    for (let i = 0; i < unknown.length; i += 500) {
-      const part = unknown.slice(i, i + 500);
-      const found = await db.all<{ id: number; tag: string; name: string; trophies: number | null; seen_at: number }>(
-        `SELECT id, tag, name, trophies, seen_at FROM club WHERE tag IN (${part.map(() => '?').join(',')})`,
-        part,
-      );
-      for (const f of found) {
-        this.clubs.set(f.tag, { id: f.id, name: f.name, trophies: f.trophies, seen: f.seen_at });
-        out.set(f.tag, f.id);
-      }
-    }
-    return out;
+    return idsOf(db, latest.keys(), this.clubs, unknown, 'SELECT id, tag, name, trophies, seen_at FROM club', (f: ClubRow) => ({
+      id: f.id,
+      name: f.name,
+      trophies: f.trophies,
+      seen: f.seen_at,
+    }));
   }
 
   /** Ids of known players/clubs (null when never seen); read-only. */
@@ -1017,3 +996,47 @@ export interface BuildRow {
 }
 
 export type { State, Snapshot, EntityKind };
+
+interface PlayerRow {
+  id: number;
+  tag: string;
+  name: string;
+  trophies: number | null;
+  club_tag: string | null;
+  seen_at: number;
+}
+
+interface ClubRow {
+  id: number;
+  tag: string;
+  name: string;
+  trophies: number | null;
+  seen_at: number;
+}
+
+/**
+ * The ids of `tags` after a discovery write: those already in `refs`, the rest (`unknown`) read
+ * with `select` in chunks of 500 and remembered in `refs`.
+ */
+async function idsOf<Row extends { id: number; tag: string }, Ref extends { id: number }>(
+  db: Sqlite,
+  tags: Iterable<string>,
+  refs: Pick<Lru<string, Ref>, 'get' | 'set'>,
+  unknown: string[],
+  select: string,
+  remember: (row: Row) => Ref,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const tag of tags) {
+    const ref = refs.get(tag);
+    if (ref) out.set(tag, ref.id);
+  }
+  for (let i = 0; i < unknown.length; i += 500) {
+    const part = unknown.slice(i, i + 500);
+    for (const row of await db.all<Row>(`${select} WHERE tag IN (${part.map(() => '?').join(',')})`, part)) {
+      refs.set(row.tag, remember(row));
+      out.set(row.tag, row.id);
+    }
+  }
+  return out;
+}
