@@ -89,9 +89,9 @@ function header(ctx: Ctx, W: number, input: ChartInput, title: string, range: st
 function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: number, to: number, scale: number, area: { x: number; y: number; w: number; h: number }, W: number, H: number): ChartConfiguration {
   const padding = { left: area.x, top: area.y, right: W - area.x - area.w, bottom: H - area.y - area.h };
   // ticks are numbers and dates; legends are series labels: the fonts those characters need
-  const TICK_FONT = { family: fontFamily(series.map((s) => s.label).join(' ') + ' 0123456789.,:-'), size: 16 };
+  const tickFont = { family: fontFamily(series.map((s) => s.label).join(' ') + ' 0123456789.,:-'), size: 16 };
   const grid = { color: 'rgba(255,255,255,0.10)', tickColor: 'rgba(255,255,255,0.10)' };
-  const yTicks = { color: THEME.muted, font: TICK_FONT, callback: (v: unknown) => fmtCompact(Number(v)), maxTicksLimit: 7 };
+  const yTicks = { color: THEME.muted, font: tickFont, callback: (v: unknown) => fmtCompact(Number(v)), maxTicksLimit: 7 };
   const common = {
     animation: false as const,
     responsive: false,
@@ -102,7 +102,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
       legend: {
         display: series.length > 1,
         align: 'end' as const,
-        labels: { color: THEME.text, font: { ...TICK_FONT, size: 18 }, boxWidth: 18, boxHeight: 18 },
+        labels: { color: THEME.text, font: { ...tickFont, size: 18 }, boxWidth: 18, boxHeight: 18 },
       },
       tooltip: { enabled: false },
       title: { display: false },
@@ -132,7 +132,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
       options: {
         ...common,
         scales: {
-          x: { ticks: { color: THEME.muted, font: TICK_FONT, maxRotation: 0, autoSkip: true, autoSkipPadding: 18 }, grid: { display: false } },
+          x: { ticks: { color: THEME.muted, font: tickFont, maxRotation: 0, autoSkip: true, autoSkipPadding: 18 }, grid: { display: false } },
           y: { beginAtZero: true, ticks: { ...yTicks, precision: 0 }, grid },
         },
       },
@@ -188,7 +188,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
           type: 'linear',
           min: from,
           max: to,
-          ticks: { color: THEME.muted, font: TICK_FONT, maxRotation: 0, maxTicksLimit: 8, callback: (v: unknown) => timeLabel(Number(v), span) },
+          ticks: { color: THEME.muted, font: tickFont, maxRotation: 0, maxTicksLimit: 8, callback: (v: unknown) => timeLabel(Number(v), span) },
           grid,
         },
         ...axes,

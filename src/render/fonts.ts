@@ -84,28 +84,31 @@ function facesOf(family: string, pkg: string, weight: number, format: 'woff' | '
 
 const covers = (face: Face, cp: number) => face.ranges.some(([lo, hi]) => cp >= lo && cp <= hi);
 
-/** Lilita One: the basic Latin subset is the display face itself, its Latin Extended subset the first fallback. */
-let display: { main: Face; rest: Face[] } | undefined;
-let packages: { family: string; faces: Face[] }[] | undefined;
-
-function loadFaces() {
-  if (!display || !packages) {
-    const lilita = facesOf(DISPLAY_FAMILY, 'lilita-one', 400);
-    const main = lilita.find((f) => f.alias === `${DISPLAY_FAMILY} latin`) ?? lilita[0]!;
-    display = { main: { ...main, alias: DISPLAY_FAMILY }, rest: lilita.filter((f) => f !== main) };
-    packages = FALLBACKS.map((f) => ({ family: f.family, faces: facesOf(f.family, f.pkg, f.weight, f.format) }));
-  }
-  return { display, packages };
+interface FontTable {
+  /** Lilita One's basic Latin subset: the display face itself */
+  main: Face;
+  /** every fallback subset in fallback order (Lilita's Latin Extended first), each with its package */
+  fallbacks: (Face & { family: string })[];
+  /** the fallback packages in order, with the index of their first subset in `fallbacks` */
+  packages: { family: string; faces: Face[]; at: number }[];
 }
 
-/** Every fallback alias, in fallback order (tests and diagnostics; pictures name only what a text needs). */
-let aliases: string[] | undefined;
-export function fallbackFamilies(): readonly string[] {
-  if (!aliases) {
-    const { display: d, packages: ps } = loadFaces();
-    aliases = [...d.rest.map((f) => f.alias), ...ps.flatMap((p) => p.faces.map((f) => f.alias))];
+let table: FontTable | undefined;
+
+function fontTable(): FontTable {
+  if (!table) {
+    const lilita = facesOf(DISPLAY_FAMILY, 'lilita-one', 400);
+    const main = lilita.find((f) => f.alias === `${DISPLAY_FAMILY} latin`) ?? lilita[0]!;
+    const fallbacks: FontTable['fallbacks'] = lilita.filter((f) => f !== main).map((f) => ({ ...f, family: DISPLAY_FAMILY }));
+    const packages = FALLBACKS.map((f) => {
+      const faces = facesOf(f.family, f.pkg, f.weight, f.format);
+      const at = fallbacks.length;
+      fallbacks.push(...faces.map((face) => ({ ...face, family: f.family })));
+      return { family: f.family, faces, at };
+    });
+    table = { main: { ...main, alias: DISPLAY_FAMILY }, fallbacks, packages };
   }
-  return aliases;
+  return table;
 }
 
 let registered = false;
@@ -113,8 +116,8 @@ let registered = false;
 /** Registers every font once per thread (cheap to call again). Throws when a font package is missing. */
 export function ensureFonts(): void {
   if (registered) return;
-  const { display: d, packages: ps } = loadFaces();
-  for (const face of [d.main, ...d.rest, ...ps.flatMap((p) => p.faces)]) GlobalFonts.registerFromPath(face.file, face.alias);
+  const t = fontTable();
+  for (const face of [t.main, ...t.fallbacks]) GlobalFonts.registerFromPath(face.file, face.alias);
   registered = true;
 }
 
@@ -147,31 +150,22 @@ const NEEDS = new Map<string, RegExp>([
 const perCodePoint = new Map<number, number[]>();
 
 /**
- * Indexes (into fallbackFamilies()) of the subsets that may draw `cp`: Lilita's own extended Latin,
+ * Indexes (into the table's fallbacks) of the subsets that may draw `cp`: Lilita's own extended Latin,
  * then, for each fallback package whose script the character belongs to, the subsets whose range
  * covers it (or, for a small package whose ranges do not list it, all of its subsets).
  */
 function facesFor(cp: number): number[] {
   let hit = perCodePoint.get(cp);
   if (hit) return hit;
-  const { display: d, packages: ps } = loadFaces();
+  const t = fontTable();
   hit = [];
-  let index = 0;
-  for (const face of d.rest) {
-    if (covers(face, cp)) hit.push(index);
-    index++;
-  }
+  t.fallbacks.forEach((f, i) => f.family === DISPLAY_FAMILY && covers(f, cp) && hit!.push(i));
   const ch = String.fromCodePoint(cp);
-  const offsets: number[] = [];
-  for (const p of ps) {
-    offsets.push(index);
-    index += p.faces.length;
-  }
-  const scripted = ps.flatMap((p, k) => (NEEDS.get(p.family)?.test(ch) ? [{ p, at: offsets[k]! }] : []));
-  for (const { p, at } of scripted) p.faces.forEach((f, i) => covers(f, cp) && hit!.push(at + i));
+  const scripted = t.packages.filter((p) => NEEDS.get(p.family)?.test(ch));
+  for (const p of scripted) p.faces.forEach((f, i) => covers(f, cp) && hit!.push(p.at + i));
   // no subset lists it: try every subset of the small packages of its script (Noto Sans Math's
   // single subset holds the math alphabets its range does not mention)
-  if (hit.length === 0) for (const { p, at } of scripted) if (p.faces.length <= 8) p.faces.forEach((_, i) => hit!.push(at + i));
+  if (hit.length === 0) for (const p of scripted) if (p.faces.length <= 8) p.faces.forEach((_, i) => hit!.push(p.at + i));
   perCodePoint.set(cp, hit);
   return hit;
 }
@@ -179,15 +173,14 @@ function facesFor(cp: number): number[] {
 /** The fallback aliases `text` needs, in fallback order (none for text Lilita One draws alone). */
 export function familiesFor(text: string): string[] {
   if (/^[\u0020-\u007e]*$/.test(text)) return [];
-  const { display: d } = loadFaces();
+  const t = fontTable();
   const wanted = new Set<number>();
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    if (cp < 0x7f || covers(d.main, cp)) continue;
+    if (cp < 0x7f || covers(t.main, cp)) continue;
     for (const i of facesFor(cp)) wanted.add(i);
   }
-  const all = fallbackFamilies();
-  return [...wanted].sort((x, y) => x - y).map((i) => all[i]!);
+  return [...wanted].sort((x, y) => x - y).map((i) => t.fallbacks[i]!.alias);
 }
 
 /** The quoted CSS family list for `text`: the display face plus the fallbacks its characters need. */
