@@ -63,12 +63,15 @@ export interface HttpServerOptions {
 
 const WINDOW_SECONDS = 60;
 
-/** Cross-origin reads are allowed from anywhere, with the headers clients need to see. */
+/**
+ * Cross-origin reads are allowed from anywhere, with the headers clients need to see. Sent on every
+ * answer (not only when a request has an Origin), so a shared cache never hands a browser a copy
+ * without them.
+ */
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-expose-headers':
     'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag, Age, Last-Modified, Warning, X-Cache, X-Stale-Reason',
-  vary: 'Origin',
 } as const;
 
 function packageVersion(): string {
@@ -295,7 +298,7 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
   app.addHook('onRequest', (request, reply, done) => {
     // Browsers may call the API from any page: answers are public data, keys travel in the query
     // string (never in cookies), so every origin is allowed to read them and their headers.
-    if (request.headers.origin !== undefined) reply.headers(CORS_HEADERS);
+    reply.headers(CORS_HEADERS);
     // A preflight is answered by the not-found handler below and costs no request of the limit.
     if (request.method === 'OPTIONS') return done();
     // A route of another front door may opt out (POST /interactions: Discord's signed requests).
