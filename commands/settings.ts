@@ -1,7 +1,7 @@
 /**
- * /settings apikey set|remove|status and /settings defaults: the server's API key of this service
- * (checked against the key store, kept encrypted, never shown again) and its default ranking
- * country. Manage Server only — Discord hides the command from others, and the bot checks again
+ * /settings apikey create|set|remove|status and /settings defaults: the server's API key of this
+ * service (issued here to the admin, or an existing one checked against the key store; kept
+ * encrypted, never shown again) and its default ranking country. Manage Server only — Discord hides the command from others, and the bot checks again
  * in case an admin opened it up in the server's integration settings.
  */
 import { z } from 'zod';
@@ -14,8 +14,9 @@ import { VaultUnavailableError } from '../src/bot/secrets.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
 
 const Args = z.object({
-  sub: z.enum(['apikey set', 'apikey remove', 'apikey status', 'defaults']),
+  sub: z.enum(['apikey create', 'apikey set', 'apikey remove', 'apikey status', 'defaults']),
   key: z.string().optional(),
+  replace: z.boolean().optional(),
   country: z.string().optional(),
 });
 type Args = z.infer<typeof Args>;
@@ -31,8 +32,8 @@ async function status(ctx: CommandContext): Promise<ReplyView> {
         : p.reason === 'basic_plan'
           ? `Plan **${p.plan}**: higher limits, but no premium views.`
           : p.reason === 'revoked'
-            ? '⚠️ The key is no longer valid (revoked). Register a new one.'
-            : "⚠️ The key cannot be read (the bot's secret changed). Register it again.")
+            ? '⚠️ The key is no longer valid (revoked). Get a new one with `/settings apikey create`.'
+            : "⚠️ The key cannot be read (the bot's secret changed). Register it again, or get a new one with `/settings apikey create`.")
     : `No key registered. ${PREMIUM_EXPLAINER}`;
   return {
     embeds: [
@@ -51,18 +52,61 @@ async function status(ctx: CommandContext): Promise<ReplyView> {
   };
 }
 
+function requireVault(ctx: CommandContext): void {
+  if (!ctx.bot.vault.available) {
+    throw new UserError(
+      'Keys cannot be stored here',
+      "This bot has no STARR_SECRET set, so it cannot encrypt API keys, and it does not store them unencrypted. Ask the bot's operator to set STARR_SECRET.",
+      Colour.error,
+    );
+  }
+}
+
+/**
+ * Issues a key to the admin who ran the command (a Discord account in the key store, the same
+ * store POST /generate-api-keys uses), registers it for the server and shows it this once.
+ */
+async function create(a: Args, ctx: CommandContext): Promise<ReplyView> {
+  const guildId = ctx.guildId!;
+  requireVault(ctx);
+  const current = ctx.guild!.key;
+  // A working key is not replaced by accident; a revoked or unreadable one is no loss.
+  if (current && ctx.premium.keyed && a.replace !== true) {
+    throw new UserError(
+      'This server already has a key',
+      `Its key (id \`${current.keyId}\`) was registered by <@${current.setBy}> ${ctx.fmt.relative(current.setAt)}. ` +
+        'To issue a new key in its place, run `/settings apikey create replace:True`; the old key keeps working for whoever holds it.',
+      Colour.info,
+    );
+  }
+  const issued = await ctx.core.keys.issueForDiscordUser({ userId: ctx.user.id, guildId });
+  try {
+    await ctx.bot.settings.setKey(guildId, issued.key, issued, ctx.user.id, ctx.bot.now());
+  } catch (e) {
+    // Nobody has seen the key: take it back rather than leave a key no one can use.
+    await ctx.core.keys.revoke(issued.key).catch(() => undefined);
+    if (e instanceof VaultUnavailableError) throw new UserError('Keys cannot be stored here', e.message, Colour.error);
+    throw e;
+  }
+  return notice(
+    'API key created',
+    `This server now uses a new key (id \`${issued.keyId}\`, plan **${issued.plan.name}**): ` +
+      (issued.plan.premium ? 'premium views are unlocked, ' : 'no premium views on this plan, but ') +
+      'cooldowns are shorter and more leaderboards are allowed.\n\n' +
+      `\`\`\`\n${issued.key}\n\`\`\`\n` +
+      'This is the only time the key is shown. It is yours: copy it if you also want to call the HTTP API with it (`api_key=`), and keep it private.',
+    Colour.ok,
+  );
+}
+
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const guildId = ctx.guildId!;
-  const { settings, vault } = ctx.bot;
+  const { settings } = ctx.bot;
   switch (a.sub) {
+    case 'apikey create':
+      return create(a, ctx);
     case 'apikey set': {
-      if (!vault.available) {
-        throw new UserError(
-          'Keys cannot be stored here',
-          "This bot has no STARR_SECRET set, so it cannot encrypt API keys, and it does not store them unencrypted. Ask the bot's operator to set STARR_SECRET.",
-          Colour.error,
-        );
-      }
+      requireVault(ctx);
       const key = (a.key ?? '').trim();
       const info = key ? await ctx.core.keys.verify(key) : null;
       if (!info) {
@@ -115,6 +159,12 @@ export default defineCommand({
         name: 'apikey',
         description: "The server's API key of this service",
         options: [
+          {
+            type: ApplicationCommandOptionType.Subcommand,
+            name: 'create',
+            description: 'Get a new key for this server, issued to you and shown once',
+            options: [{ type: ApplicationCommandOptionType.Boolean, name: 'replace', description: 'Replace the key this server already has' }],
+          },
           {
             type: ApplicationCommandOptionType.Subcommand,
             name: 'set',

@@ -13,18 +13,22 @@ import type { FakeGuild, StoredMessage } from './support/fake-discord.ts';
 import { createBot } from '../src/bot/index.ts';
 import { discordRest } from '../src/bot/discord-rest.ts';
 import { deployCommands } from '../src/bot/deploy.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { serve } from './support/http.ts';
 
 const START = Date.UTC(2026, 5, 1, 12);
 const ADMIN = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
 let w: TestWorld;
 let h: BotHarness;
 let closeHistory: () => Promise<void>;
+let history: Awaited<ReturnType<typeof openHistory>>['history'];
 
 beforeAll(async () => {
   w = await startWorld({ startMs: START });
   const opened = await openHistory({ config: w.config, stats: w.stats, now: w.now });
   closeHistory = opened.close;
-  h = await startBotHarness({ ...w.core, history: opened.history }, { now: w.now, config: { STARR_SECRET: 'test-secret-of-the-bot' } });
+  history = opened.history;
+  h = await startBotHarness({ ...w.core, history }, { now: w.now, config: { STARR_SECRET: 'test-secret-of-the-bot' } });
 });
 
 afterAll(async () => {
@@ -82,6 +86,61 @@ describe('/settings', () => {
     expect(h.fake.answer(await slash(`/player tag:${w.sim.world.playerTag(3)} view:log`)).embeds[0]!.title).toBe('Premium view');
   });
 
+  it('issues a key in Discord: to the admin who ran it, for the server, shown once, and it works on the HTTP API', async () => {
+    const g = h.fake.addGuild({ name: 'Key makers' });
+    await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g.id, definitions: h.bot.services.commands.definitions() });
+    const tag = w.sim.world.playerTag(4);
+
+    const refused = h.fake.answer(await slash(`/player tag:${tag} view:log`, { guild: g }));
+    expect(refused.embeds[0]!.title).toBe('Premium view');
+    expect(refused.embeds[0]!.description).toContain('`/settings apikey create`');
+    expect(refused.embeds[0]!.description).not.toMatch(/generate-api-keys|README/);
+
+    const adminUser = h.fake.addUser('keymaker');
+    const created = h.fake.answer(await slash('/settings apikey create', { guild: g, permissions: ADMIN, user: adminUser }));
+    expect(created.ephemeral).toBe(true);
+    expect(created.embeds[0]!.title).toBe('API key created');
+    const key = /```\n(starr_[A-Za-z0-9_-]{43})\n```/.exec(created.embeds[0]!.description ?? '')?.[1];
+    expect(key).toBeDefined();
+    expect(created.embeds[0]!.description).toContain('only time the key is shown');
+
+    // owned by the admin's Discord account, in the same store as POST /generate-api-keys
+    const info = await w.keys.verify(key!);
+    expect(info).toMatchObject({ owner: { kind: 'discord', userId: adminUser.id }, plan: { name: 'developer', premium: true } });
+    const stored = await w.stores.namespace('guilds').get(`guild:${g.id}`);
+    expect(JSON.stringify(stored)).not.toContain(key!);
+    expect(stored).toMatchObject({ key: { keyId: info!.keyId, setBy: adminUser.id } });
+
+    const status = h.fake.answer(await slash('/settings apikey status', { guild: g, permissions: ADMIN }));
+    expect(status.embeds[0]!.fields![0]!.value).toContain(`Registered by <@${adminUser.id}>`);
+    expect(JSON.stringify(status.json())).not.toContain(key!);
+    expect(h.fake.answer(await slash(`/player tag:${tag} view:log`, { guild: g })).embeds[0]!.title).not.toBe('Premium view');
+
+    const http = await serve(createHttpServer({ ...w.core, history }, { now: w.now }));
+    try {
+      expect((await http.get(`/players/${tag.slice(1)}/log`)).status).toBe(422);
+      const r = await http.get(`/players/${tag.slice(1)}/log?api_key=${key}`);
+      expect(r.status).toBe(200);
+      expect(r.headers['ratelimit-limit']).toBe(String(w.config.RATE_LIMIT_KEY));
+    } finally {
+      await http.close();
+    }
+
+    // A working key is not replaced by accident; replace:True issues another to the same account.
+    const again = h.fake.answer(await slash('/settings apikey create', { guild: g, permissions: ADMIN, user: adminUser }));
+    expect(again.embeds[0]!.title).toBe('This server already has a key');
+    expect(JSON.stringify(again.json())).not.toMatch(/starr_[A-Za-z0-9_-]{43}/);
+    expect((await w.stores.namespace('guilds').get(`guild:${g.id}`)) as unknown).toMatchObject({ key: { keyId: info!.keyId } });
+
+    const replaced = h.fake.answer(await slash('/settings apikey create replace:True', { guild: g, permissions: ADMIN, user: adminUser }));
+    expect(replaced.embeds[0]!.title).toBe('API key created');
+    const second = /```\n(starr_[A-Za-z0-9_-]{43})\n```/.exec(replaced.embeds[0]!.description ?? '')![1]!;
+    expect(second).not.toBe(key);
+    expect(await w.keys.verify(second)).toMatchObject({ owner: { kind: 'discord', userId: adminUser.id } });
+    expect(await w.keys.verify(key!)).not.toBeNull();
+    expect((await w.stores.namespace('guilds').get(`guild:${g.id}`)) as unknown).toMatchObject({ key: { keyId: (await w.keys.verify(second))!.keyId } });
+  });
+
   it('saves the default ranking country', async () => {
     const g = h.fake.addGuild({ name: 'Germany fans' });
     await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g.id, definitions: h.bot.services.commands.definitions() });
@@ -102,6 +161,11 @@ describe('/settings without STARR_SECRET', () => {
       expect(m.embeds[0]!.title).toBe('Keys cannot be stored here');
       expect(m.embeds[0]!.description).toContain('STARR_SECRET');
       expect(JSON.stringify((await w.stores.namespace('guilds').get(`guild:${bare.guild.id}`)) ?? {})).not.toContain('sealed');
+
+      // and issues none it could not keep
+      const created = bare.fake.answer(await bare.send(bare.fake.commandInteraction('/settings apikey create', { guild: bare.guild, permissions: ADMIN })));
+      expect(created.embeds[0]!.title).toBe('Keys cannot be stored here');
+      expect(JSON.stringify(created.json())).not.toMatch(/starr_[A-Za-z0-9_-]{43}/);
     } finally {
       await bare.close();
     }

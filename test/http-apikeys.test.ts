@@ -29,7 +29,7 @@ describe('ApiKeyStore', () => {
     expect(issued.key).toMatch(/^starr_[A-Za-z0-9_-]{43}$/);
     expect(issued.plan.name).toBe('developer');
     const info = await keys.verify(issued.key);
-    expect(info).toMatchObject({ email: 'dev@example.com', keyId: issued.keyId, plan: { name: 'developer', premium: true } });
+    expect(info).toMatchObject({ owner: { kind: 'email', email: 'dev@example.com' }, keyId: issued.keyId, plan: { name: 'developer', premium: true } });
   });
 
   it('issues another key for a known email with the right password, refuses a wrong one', async () => {
@@ -42,6 +42,21 @@ describe('ApiKeyStore', () => {
     await expect(keys.issue({ email: 'dev@example.com', password: 'wrong horse', ip: '203.0.113.7' })).rejects.toBeInstanceOf(
       WrongPasswordError,
     );
+  });
+
+  it('issues keys to a Discord user on an account no email can reach', async () => {
+    const user = '123456789012345678';
+    const first = await keys.issueForDiscordUser({ userId: user, guildId: '223456789012345678' });
+    const second = await keys.issueForDiscordUser({ userId: user, guildId: '323456789012345678' });
+    expect([first.accountCreated, second.accountCreated]).toEqual([true, false]);
+    expect(await keys.verify(first.key)).toMatchObject({ owner: { kind: 'discord', userId: user }, plan: { name: 'developer' } });
+    expect(await keys.verify(second.key)).toMatchObject({ owner: { kind: 'discord', userId: user } });
+    // An email that spells the Discord account's id is another account, and needs an @ anyway.
+    await expect(keys.issue({ email: `discord:${user}`, password: 'password1', ip: '203.0.113.7' })).rejects.toThrow('Not an email address');
+    const lookalike = await keys.issue({ email: `discord:${user}@example.com`, password: 'password1', ip: '203.0.113.7' });
+    expect(lookalike.accountCreated).toBe(true);
+    expect(await keys.verify(lookalike.key)).toMatchObject({ owner: { kind: 'email', email: `discord:${user}@example.com` } });
+    await expect(keys.issueForDiscordUser({ userId: 'someone', guildId: '1' })).rejects.toThrow('Not a Discord user id');
   });
 
   it('knows nothing of unknown, malformed or tampered keys', async () => {
@@ -83,7 +98,7 @@ describe('ApiKeyStore', () => {
     }
     stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
     const reopened = ApiKeyStore.open(stores, { scrypt: FAST });
-    expect(await reopened.verify(key)).toMatchObject({ email: 'dev@example.com' });
+    expect(await reopened.verify(key)).toMatchObject({ owner: { kind: 'email', email: 'dev@example.com' } });
   });
 });
 

@@ -158,7 +158,7 @@ export class Leaderboards {
       throw new UserError(
         'No room for another board',
         `This server has ${format(req.locale).count(limits.boards, 'leaderboard')}, the most ${premium.keyed ? 'a server with a key' : 'a server without an API key'} can have. ` +
-          (premium.keyed ? 'Remove one with `/leaderboard remove` first.' : 'Remove one, or register an API key with `/settings apikey set` for more.'),
+          (premium.keyed ? 'Remove one with `/leaderboard remove` first.' : 'Remove one, or get an API key for this server with `/settings apikey create` for more.'),
       );
     }
     if (req.intervalMinutes < limits.minInterval) {

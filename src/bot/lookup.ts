@@ -60,9 +60,8 @@ export function linkTarget(ctx: CommandContext, member: string | undefined, verb
 
 /** What a key gives, in the words of the explanation members see. */
 export const PREMIUM_EXPLAINER =
-  'Premium views (player and club logs, trophy pushes, best builds) need an API key of this service registered for the server. ' +
-  'A server admin gets a key from the service (`POST /generate-api-keys`, see its README) and registers it with `/settings apikey set`. ' +
-  'A key also raises the server\'s limits: shorter cooldowns and more leaderboards.';
+  'A server admin can unlock premium views (player and club logs, trophy pushes, best builds) for everyone here with `/settings apikey create`, ' +
+  'which also brings shorter cooldowns and more leaderboards.';
 
 /** Throws the ephemeral explanation when the server's key does not unlock premium views. */
 export function requirePremium(ctx: CommandContext, what: string): void {
@@ -74,9 +73,9 @@ export function requirePremium(ctx: CommandContext, what: string): void {
       : p.reason === 'basic_plan'
         ? `This server's API key is on the **${p.plan}** plan, which does not include premium views.`
         : p.reason === 'revoked'
-          ? "This server's API key is no longer valid (it was revoked). An admin can register a new one."
+          ? "This server's API key is no longer valid (it was revoked)."
           : p.reason === 'unreadable'
-            ? "This server's API key cannot be read any more (the bot's secret changed). An admin can register it again."
+            ? "This server's API key cannot be read any more (the bot's secret changed)."
             : `${what} is a premium view, and this server has no API key registered.`;
   throw new UserError('Premium view', `${why}\n\n${PREMIUM_EXPLAINER}`, Colour.premium);
 }

@@ -6,7 +6,7 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { KeyvStores } from '../store/keyv.ts';
-import type { ApiKeyInfo } from '../store/apikeys.ts';
+import type { ApiKeyStore } from '../store/apikeys.ts';
 import type { UpstreamReads } from '../core/types.ts';
 import { loadCommands, type CommandSet } from './command.ts';
 import { ComponentStore } from './components.ts';
@@ -23,7 +23,7 @@ export interface BotCore {
   logger: Logger;
   stores: KeyvStores;
   stats: UpstreamReads;
-  keys: { verify(key: string): Promise<ApiKeyInfo | null> };
+  keys: Pick<ApiKeyStore, 'verify' | 'issueForDiscordUser' | 'revoke'>;
   history?: HistoryReads;
   images?: ImageMaker;
 }

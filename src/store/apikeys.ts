@@ -1,8 +1,11 @@
 /**
  * API keys and the accounts that own them, in keyv namespace 'apikeys'.
  *
- * - An account is an email plus a scrypt password hash and a plan. Asking for a key with a new
- *   email creates the account; asking again with the right password issues another key.
+ * - An account is owned by an email plus a scrypt password hash (POST /generate-api-keys) or by a
+ *   Discord user (`/settings apikey create`, no password: Discord vouches for the user), and has a
+ *   plan. Asking for a key with a new email creates the account; asking again with the right
+ *   password issues another key. The two kinds cannot share an account: an email account's id
+ *   always contains an `@`, a Discord account's id is `discord:` and a snowflake.
  * - A key is 32 random bytes shown once. Only its SHA-256 is stored: a high-entropy key needs no
  *   slow hash, and the digest doubles as the lookup index. Comparisons are constant-time.
  * - Plans say what a key may do. The HTTP API and the Discord bot (server keys) both ask `verify`.
@@ -28,10 +31,13 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
 /** The plan a new account gets. */
 export const DEFAULT_PLAN: PlanName = 'developer';
 
+/** Who owns an account. */
+export type AccountOwner = { kind: 'email'; email: string } | { kind: 'discord'; userId: string };
+
 export interface ApiKeyInfo {
   /** first 12 hex digits of the key's SHA-256: safe to log, names the key in rate limits */
   keyId: string;
-  email: string;
+  owner: AccountOwner;
   plan: Plan;
   createdAt: number;
 }
@@ -40,7 +46,7 @@ export interface IssuedKey {
   /** the key itself, shown once and never stored */
   key: string;
   keyId: string;
-  email: string;
+  owner: AccountOwner;
   plan: Plan;
   /** true when this request created the account */
   accountCreated: boolean;
@@ -55,21 +61,26 @@ export class WrongPasswordError extends Error {
 }
 
 interface AccountRecord {
-  email: string;
-  password: string;
+  /** email accounts: the address as first given, and the password hash */
+  email?: string;
+  password?: string;
+  /** Discord accounts: the user's snowflake */
+  discordUserId?: string;
   plan: PlanName;
   createdAt: number;
   /** SHA-256 hex of every key issued to this account */
   keys: string[];
-  /** the IP address given when the account was created or the last key was issued */
-  ip: string;
+  /** the IP address given when the account was created or the last key was issued (HTTP only) */
+  ip?: string;
 }
 
 interface KeyRecord {
   hash: string;
   account: string;
   createdAt: number;
-  ip: string;
+  ip?: string;
+  /** for keys issued in Discord: the server it was issued for */
+  guildId?: string;
 }
 
 export interface ScryptParams {
@@ -118,6 +129,15 @@ export const hashKey = (key: string): string => createHash('sha256').update(key,
 /** Emails are compared without regard to case (as every mail provider treats them in practice). */
 export const accountId = (email: string): string => email.trim().toLowerCase();
 
+const SNOWFLAKE = /^\d{17,20}$/;
+
+/** A Discord user's account id: never an email's, which always contains an `@`. */
+export const discordAccountId = (userId: string): string => `discord:${userId}`;
+
+function ownerOf(account: AccountRecord): AccountOwner {
+  return account.discordUserId !== undefined ? { kind: 'discord', userId: account.discordUserId } : { kind: 'email', email: account.email ?? '' };
+}
+
 /** A key's shape, checked before any store lookup. */
 export function looksLikeKey(key: string): boolean {
   return key.startsWith(KEY_PREFIX) && /^[A-Za-z0-9_-]{43}$/.test(key.slice(KEY_PREFIX.length));
@@ -161,14 +181,15 @@ export class ApiKeyStore {
    * password must match (WrongPasswordError otherwise). Validating the email, IP and password
    * format is the caller's job (the HTTP API answers 422 before coming here).
    */
-  async issue(req: { email: string; password: string; ip: string }): Promise<IssuedKey> {
+  async issue(req: { email: string; password: string; ip: string }): Promise<IssuedKey & { email: string }> {
     const id = accountId(req.email);
+    if (!id.includes('@')) throw new Error('Not an email address');
     return this.exclusive(id, async () => {
       const now = this.now();
       let account = (await this.kv.get(`account:${id}`)) as AccountRecord | undefined;
       const accountCreated = !account;
       if (account) {
-        if (!(await verifyPassword(req.password, account.password))) throw new WrongPasswordError();
+        if (account.password === undefined || !(await verifyPassword(req.password, account.password))) throw new WrongPasswordError();
       } else {
         account = {
           email: req.email.trim(),
@@ -179,15 +200,37 @@ export class ApiKeyStore {
           ip: req.ip,
         };
       }
-      const key = KEY_PREFIX + randomBytes(KEY_BYTES).toString('base64url');
-      const hash = hashKey(key);
-      const record: KeyRecord = { hash, account: id, createdAt: now, ip: req.ip };
-      // The key record first: an account never lists a key that cannot be found.
-      await this.kv.set(`key:${hash}`, record);
-      await this.kv.set(`account:${id}`, { ...account, keys: [...account.keys, hash], ip: req.ip });
-      const plan = PLANS[account.plan] ?? PLANS[DEFAULT_PLAN];
-      return { key, keyId: hash.slice(0, 12), email: account.email, plan, accountCreated, createdAt: now };
+      const issued = await this.addKey(id, { ...account, ip: req.ip }, accountCreated, { ip: req.ip });
+      return { ...issued, email: account.email ?? req.email.trim() };
     });
+  }
+
+  /**
+   * Issues a new key to a Discord user (a server admin running `/settings apikey create`),
+   * creating the user's account on first use. Discord has already said who the user is, so
+   * there is no password; the HTTP API cannot reach this account, since its ids are emails.
+   */
+  async issueForDiscordUser(req: { userId: string; guildId: string }): Promise<IssuedKey> {
+    if (!SNOWFLAKE.test(req.userId)) throw new Error(`Not a Discord user id: ${req.userId}`);
+    const id = discordAccountId(req.userId);
+    return this.exclusive(id, async () => {
+      const existing = (await this.kv.get(`account:${id}`)) as AccountRecord | undefined;
+      const account: AccountRecord = existing ?? { discordUserId: req.userId, plan: DEFAULT_PLAN, createdAt: this.now(), keys: [] };
+      return this.addKey(id, account, !existing, { guildId: req.guildId });
+    });
+  }
+
+  /** Stores a new key for the account (inside `exclusive`) and returns it. */
+  private async addKey(id: string, account: AccountRecord, accountCreated: boolean, origin: { ip?: string; guildId?: string }): Promise<IssuedKey> {
+    const now = this.now();
+    const key = KEY_PREFIX + randomBytes(KEY_BYTES).toString('base64url');
+    const hash = hashKey(key);
+    const record: KeyRecord = { hash, account: id, createdAt: now, ...origin };
+    // The key record first: an account never lists a key that cannot be found.
+    await this.kv.set(`key:${hash}`, record);
+    await this.kv.set(`account:${id}`, { ...account, keys: [...account.keys, hash] });
+    const plan = PLANS[account.plan] ?? PLANS[DEFAULT_PLAN];
+    return { key, keyId: hash.slice(0, 12), owner: ownerOf(account), plan, accountCreated, createdAt: now };
   }
 
   /** The key's owner and plan, or null for an unknown, revoked or malformed key. */
@@ -209,7 +252,7 @@ export class ApiKeyStore {
     if (!account || !account.keys.includes(hash)) return null;
     return {
       keyId: hash.slice(0, 12),
-      email: account.email,
+      owner: ownerOf(account),
       plan: PLANS[account.plan] ?? PLANS[DEFAULT_PLAN],
       createdAt: record.createdAt,
     };
