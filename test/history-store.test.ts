@@ -43,10 +43,10 @@ describe('migrations', () => {
     await db.close();
   });
 
-  it('upgrades a store of the previous version with its data: names recorded before search existed are found', async () => {
+  it('upgrades a store of version 1 with its data: names recorded before search existed are found', async () => {
     const path = join(tempDir(), 'h.sqlite');
     const db = await Sqlite.open(path);
-    await migrate(db, MIGRATIONS, LATEST_VERSION - 1);
+    await migrate(db, MIGRATIONS, 1);
     await db.run("INSERT INTO player (tag, name, trophies, seen_at) VALUES ('#P1', 'Jérôme', 500, 1), ('#P2', 'Other', 10, 1)");
     await db.run("INSERT INTO player_state (player_id, t, state) VALUES (1, 1, x'00')");
     await db.close();
@@ -56,6 +56,23 @@ describe('migrations', () => {
     const hits = await store.search('player', 'JEROME', 10, 0);
     expect(hits.items.map((h) => [h.tag, h.match])).toEqual([['#P1', 0]]);
     expect((await store.counts()).player_state).toBe(1);
+    await store.close();
+  });
+
+  it('upgrades a store whose catalogue was recorded before names were: its brawlers and items are named', async () => {
+    const path = join(tempDir(), 'h.sqlite');
+    const db = await Sqlite.open(path);
+    await migrate(db, MIGRATIONS, 2);
+    const catalogue = { at: 1_700_000_000, items: [{ id: 16000000, name: 'SHELLY', starPowers: [{ id: 23000076, name: 'SHELL SHOCK' }], gadgets: [], gears: [{ id: 62000000, name: 'SPEED', level: 3 }] }] };
+    await db.run("INSERT INTO meta (key, value) VALUES ('catalogue.brawlers', ?)", [JSON.stringify(catalogue)]);
+    await db.close();
+
+    const store = await HistoryStore.open({ path });
+    expect(Object.fromEntries(await store.gameNames([16000000, 23000076, 62000000, 16000001]))).toEqual({
+      16000000: 'SHELLY',
+      23000076: 'SHELL SHOCK',
+      62000000: 'SPEED',
+    });
     await store.close();
   });
 
@@ -161,6 +178,76 @@ describe('recording', () => {
       [(T0 + 60 * MIN) / 1000, p.trophies + 7],
       [T0 / 1000, p.trophies],
     ]);
+  });
+});
+
+describe('names of brawlers and their items', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const api = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '');
+  const player = (tag: string, name: string, brawler: { id: number; name: string | null }) => ({ tag, name, brawler: { ...brawler, power: 11, trophies: 800 } });
+  /** One ranked 3 vs 3 battle in which `b` plays on the first team. */
+  const log = (ms: number, b: { id: number; name: string | null }) =>
+    BattleLog.parse({
+      items: [
+        {
+          battleTime: api(ms),
+          event: { id: 15000122, mode: 'gemGrab', map: 'Minecart Madness' },
+          battle: {
+            mode: 'gemGrab',
+            type: 'ranked',
+            result: 'defeat',
+            starPlayer: player('#PCJ89292J', 'res32', b),
+            teams: [
+              [player('#PCJ89292J', 'res32', b), player('#8CRJGCG0R', 'x', { id: 16000039, name: 'COLETTE' })],
+              [player('#9V8LCUC0G', 'sukara', { id: 16000042, name: 'BYRON' }), player('#PQ90UGVLQ', 'y', { id: 16000001, name: 'COLT' })],
+            ],
+          },
+        },
+      ],
+    });
+  const BUZZ = { id: 16000088, name: 'BUZZ LIGHTYEAR' };
+
+  it('records brawler names from battles, reports first sightings once, and keeps them across a reopen', async () => {
+    const dir = tempDir();
+    let store = await HistoryStore.open({ dir });
+    const t = at('2024-12-24T20:06:24Z');
+    const first = await store.record([{ kind: 'battlelog', atMs: t, tag: '#9V8LCUC0G', data: log(t, BUZZ) }]);
+    expect(first.newBrawlers).toEqual([16000001, 16000039, 16000042, 16000088]);
+    const again = await store.record([{ kind: 'battlelog', atMs: t + MIN, tag: '#9V8LCUC0G', data: log(t, BUZZ) }]);
+    expect(again.newBrawlers).toEqual([]);
+    await store.close();
+
+    store = await HistoryStore.open({ dir });
+    expect(Object.fromEntries(await store.gameNames([16000088, 16000042, 16000999]))).toEqual({ 16000088: 'BUZZ LIGHTYEAR', 16000042: 'BYRON' });
+    const later = await store.record([{ kind: 'battlelog', atMs: t + DAY, tag: '#9V8LCUC0G', data: log(t + DAY, BUZZ) }]);
+    expect(later.newBrawlers).toEqual([]);
+    await store.close();
+  });
+
+  it('follows a rename seen later, and an older battle recorded afterwards does not undo it', async () => {
+    const store = await HistoryStore.open({ dir: tempDir() });
+    const t = at('2026-03-29T10:00:00Z');
+    await store.record([{ kind: 'battlelog', atMs: t, tag: '#9V8LCUC0G', data: log(t, { id: 16000101, name: 'GLOWBERT' }) }]);
+    await store.record([{ kind: 'battlelog', atMs: t + 10 * DAY, tag: '#9V8LCUC0G', data: log(t + 10 * DAY, { id: 16000101, name: 'GLOWY' }) }]);
+    expect((await store.gameNames([16000101])).get(16000101)).toBe('GLOWY');
+    await store.record([{ kind: 'battlelog', atMs: t + 11 * DAY, tag: '#PCJ89292J', data: log(t + 5 * DAY, { id: 16000101, name: 'GLOWBERT' }) }]);
+    expect((await store.gameNames([16000101])).get(16000101)).toBe('GLOWY');
+    await store.close();
+  });
+
+  it('names items from profiles, ignores empty names, and does not report what the same batch\'s catalogue lists', async () => {
+    const store = await HistoryStore.open({ dir: tempDir() });
+    const world = new World({ seed: 'names', players: 50, clubs: 5 });
+    const p = world.playerBody(3, T0) as unknown as Player;
+    const b = p.brawlers[0]!;
+    const named = { ...p, brawlers: [{ ...b, id: 16000107, name: 'NORI', gadgets: [{ id: 23001000, name: 'SNACK' }] }, { ...b, id: 16000108, name: '' }] };
+    const r = await store.record([
+      { kind: 'player', atMs: T0, data: named },
+      { kind: 'brawlers', atMs: T0, data: [{ id: 16000107, name: 'NORI', starPowers: [], gadgets: [] }] },
+    ]);
+    expect(r.newBrawlers).toEqual([]);
+    expect(Object.fromEntries(await store.gameNames([16000107, 23001000, 16000108]))).toEqual({ 16000107: 'NORI', 23001000: 'SNACK' });
+    await store.close();
   });
 });
 

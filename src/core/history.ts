@@ -45,7 +45,7 @@ import type {
   PlayerSearchPage,
 } from './history-schemas.ts';
 import type { CoreObserver, FetchedKind } from './service.ts';
-import type { Fetched } from './types.ts';
+import type { Fetched, ReadOptions } from './types.ts';
 
 export type EntityKind = 'player' | 'club';
 
@@ -54,7 +54,7 @@ export interface HistoryStats {
   player(tag: string): Promise<Fetched<S.Player>>;
   club(tag: string): Promise<Fetched<S.Club>>;
   eventRotation(): Promise<Fetched<S.EventRotation>>;
-  brawlers(): Promise<Fetched<S.BrawlerList>>;
+  brawlers(o?: ReadOptions): Promise<Fetched<S.BrawlerList>>;
 }
 
 export type HistoryConfig = Pick<Config, 'TRACK_DAYS' | 'POLL_PLAYER_MINUTES' | 'POLL_CLUB_MINUTES' | 'HISTORY_DAYS'>;
@@ -102,6 +102,14 @@ export const BEST_BUILD_SAMPLE = 100;
 /** Rotation history used for predictions. */
 const ROTATION_LOOKBACK_S = 60 * DAY_S;
 const BATCH = 500;
+/**
+ * A brawler named for the first time by a battle or profile but missing from the recorded catalogue
+ * refreshes the catalogue at most this often. First sightings are rare (a release day brings one or
+ * two brawlers), but a store upgraded from before names were recorded meets every brawler at once.
+ */
+export const CATALOGUE_REFRESH_GAP_MS = 10 * 60_000;
+/** The catalogue refresh is background work: it waits behind users in the upstream budget. */
+const CATALOGUE_REFRESH: ReadOptions = { fresh: true, priority: 'poll', viewed: false };
 
 const num = (v: Json | undefined): number => (typeof v === 'number' ? v : 0);
 
@@ -116,6 +124,7 @@ export class HistoryService {
   private writing: Promise<void> | null = null;
   private readonly side = new Set<Promise<unknown>>();
   private readonly renewed = new Lru<string, number>(50_000);
+  private lastCatalogueRefresh = -Infinity;
 
   constructor(opts: HistoryServiceOptions) {
     this.store = opts.store;
@@ -149,7 +158,8 @@ export class HistoryService {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, BATCH);
       try {
-        await this.store.record(batch);
+        const report = await this.store.record(batch);
+        if (report.newBrawlers.length > 0) this.background(this.refreshCatalogueFor(report.newBrawlers));
       } catch (e) {
         this.logger?.error({ err: e, observations: batch.length }, 'could not record observations');
       }
@@ -196,6 +206,23 @@ export class HistoryService {
 
   async close(): Promise<void> {
     await this.flush();
+  }
+
+  /**
+   * Brawlers seen for the first time that the recorded catalogue does not list: fetch the catalogue
+   * again (their gadgets and star powers come with it). Without a recorded catalogue nothing is
+   * asked: the poller's catalogue job fetches it first thing.
+   */
+  private async refreshCatalogueFor(ids: number[]): Promise<void> {
+    const saved = await this.store.getMeta<{ items: { id: number }[] }>('catalogue.brawlers');
+    if (!saved) return;
+    const listed = new Set(saved.items.map((b) => b.id));
+    const missing = ids.filter((id) => !listed.has(id));
+    const now = this.now();
+    if (missing.length === 0 || now - this.lastCatalogueRefresh < CATALOGUE_REFRESH_GAP_MS) return;
+    this.lastCatalogueRefresh = now;
+    this.logger?.info({ brawlers: missing }, 'brawlers the catalogue does not list: fetching it again');
+    await this.stats.brawlers(CATALOGUE_REFRESH);
   }
 
   // ------------------------------------------------------------------ helpers
@@ -383,14 +410,28 @@ export class HistoryService {
     }
   }
 
+  /**
+   * Names for ids: what battles, profiles and catalogues last said (recorded), then the live
+   * catalogue for what is not recorded yet; '' for an id nobody named.
+   */
+  private async namer(ids: Iterable<number>, catalogue: () => Promise<Map<number, string>>): Promise<(id: number) => string> {
+    const recorded = await this.store.gameNames(ids);
+    const all = [...new Set(ids)];
+    const live = all.some((id) => !recorded.has(id)) ? await catalogue() : new Map<number, string>();
+    return (id) => recorded.get(id) || live.get(id) || '';
+  }
+
+  /** A brawler the catalogue lists, or one only battles and profiles named (limited, or released since). */
   async bestBuild(brawlerId: number): Promise<Fetched<BestBuild>> {
     const catalogue = await this.catalogue();
-    const b = catalogue.find((x) => x.id === brawlerId);
-    if (!b) throw new NotFoundError(`Brawler ${brawlerId} not found`, 404, 'notFound');
+    const listed = catalogue.find((x) => x.id === brawlerId);
     const rows = await this.store.topBuilds(brawlerId, BEST_BUILD_SAMPLE);
+    const ids = [brawlerId, ...rows.flatMap((r) => [...r.gadgets, ...r.starPowers, ...r.hyperCharges, ...r.gears])];
+    const known = new Map([...itemNames(catalogue), ...catalogue.map((b): [number, string] => [b.id, b.name])]);
+    const name = await this.namer(ids, async () => known);
+    if (!listed && !name(brawlerId)) throw new NotFoundError(`Brawler ${brawlerId} not found`, 404, 'notFound');
     const results = await this.store.brawlerResults(rows.map((r) => r.playerId), brawlerId);
-    const names = itemNames(catalogue);
-    return this.fetched(bestBuildOf({ id: b.id, name: b.name ?? '' }, rows, results, (id) => names.get(id) ?? ''));
+    return this.fetched(bestBuildOf({ id: brawlerId, name: name(brawlerId) }, rows, results, name));
   }
 
   async events(): Promise<Fetched<Events>> {
@@ -415,13 +456,18 @@ export class HistoryService {
     const m = await this.store.map(mapId);
     if (!m) throw new NotFoundError(`Map ${mapId} not found`, 404, 'notFound');
     const counts = await this.store.mapBrawlerCounts(mapId);
-    let names = new Map<number, string>();
-    try {
-      names = new Map((await this.catalogue()).map((b) => [b.id, b.name ?? '']));
-    } catch {
-      // Statistics without names beat no statistics while upstream is down.
-    }
-    const { stats, prior } = mapStats(counts.rows, (id) => names.get(id) ?? '');
+    const name = await this.namer(
+      counts.rows.map((r) => r.brawlerId),
+      async () => {
+        try {
+          return new Map((await this.catalogue()).map((b) => [b.id, b.name]));
+        } catch {
+          // Statistics without names beat no statistics while upstream is down.
+          return new Map();
+        }
+      },
+    );
+    const { stats, prior } = mapStats(counts.rows, name);
     return this.fetched({
       id: m.id,
       name: m.name,

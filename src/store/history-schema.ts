@@ -6,9 +6,11 @@
  * Times are unix seconds everywhere in this file (half the bytes of milliseconds in SQLite's
  * variable-length integers); the store converts at its boundary.
  */
-import type { Sqlite } from './sqlite.ts';
-import { StoreError } from './sqlite.ts';
+import type { Sqlite, SqlValue } from './sqlite.ts';
+import { insertMany, StoreError } from './sqlite.ts';
 import { foldName } from './search-fold.ts';
+import { namesOfCatalogue } from './game-names.ts';
+import type { Brawler } from '../upstream/schemas.ts';
 
 export interface Migration {
   version: number;
@@ -168,6 +170,20 @@ async function foldExisting(db: Sqlite, entity: 'player' | 'club'): Promise<void
   }
 }
 
+/** Names of brawlers and their items by global id (game-names.ts), seeded from the recorded catalogue. */
+const V3_NAMES = `
+CREATE TABLE game_name (id INTEGER PRIMARY KEY, name TEXT NOT NULL, seen_at INTEGER NOT NULL);
+`;
+
+async function seedNames(db: Sqlite): Promise<void> {
+  const row = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'catalogue.brawlers'");
+  if (!row) return;
+  const saved = JSON.parse(row.value) as { at?: number; items?: Brawler[] };
+  const latest = new Map<number, SqlValue[]>();
+  for (const s of namesOfCatalogue(saved.items ?? [], saved.at ?? 0)) latest.set(s.id, [s.id, s.name, s.seen]);
+  await insertMany(db, 'INSERT INTO game_name (id, name, seen_at)', 3, [...latest.values()]);
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -183,6 +199,14 @@ export const MIGRATIONS: readonly Migration[] = [
       await foldExisting(db, 'player');
       await foldExisting(db, 'club');
       await db.exec(FTS('player') + FTS('club'));
+    },
+  },
+  {
+    version: 3,
+    description: 'names of brawlers and their items seen in the catalogue, profiles and battles',
+    async up(db) {
+      await db.exec(V3_NAMES);
+      await seedNames(db);
     },
   },
 ];

@@ -33,6 +33,7 @@ import {
   type Snapshot,
 } from './history-snapshots.ts';
 import { foldName } from './search-fold.ts';
+import { namesOfBattle, namesOfCatalogue, namesOfPlayer, recordNames, type NameSighting } from './game-names.ts';
 import { searchNames, toSearchRow, type RawEntityRow, type SearchPage, type SearchRow } from './history-search.ts';
 import { canonical, CLUB_SPEC, items, jsonEqual, PLAYER_SPEC, type Json, type State } from './snapshot.ts';
 import { insertMany, Sqlite, type SqlValue } from './sqlite.ts';
@@ -64,6 +65,8 @@ export interface RecordReport {
   /** battle-log entries stored for their player (first time seen from that player) */
   playerBattles: number;
   clubEvents: number;
+  /** brawler ids whose name was recorded for the first time (ascending) */
+  newBrawlers: number[];
 }
 
 interface DiscoveredPlayer {
@@ -105,6 +108,8 @@ export class HistoryStore {
   private readonly players = new Lru<string, PlayerRef>(200_000);
   private readonly clubs = new Lru<string, { id: number; name: string; trophies: number | null; seen: number }>(50_000);
   private readonly labels = new Map<string, number>();
+  /** the writer's copy of `game_name` (a few hundred rows), loaded at the first write */
+  private names: Map<number, { name: string; seen: number }> | null = null;
 
   private constructor(
     /** writer connection: every write goes through `w.transaction` */
@@ -264,11 +269,33 @@ export class HistoryStore {
 
   /** Records a batch of observations in one transaction. */
   record(batch: Observation[]): Promise<RecordReport> {
-    return this.w.transaction(() => this.recordIn(this.w, batch));
+    return this.recording(() => this.recordIn(this.w, batch));
+  }
+
+  /** A write transaction that records names: a rollback also forgets the copy of game_name it may have updated. */
+  private async recording<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.w.transaction(fn);
+    } catch (e) {
+      this.names = null;
+      throw e;
+    }
+  }
+
+  private async writeNames(db: Sqlite, sightings: NameSighting[]): Promise<number[]> {
+    if (sightings.length === 0) return [];
+    if (!this.names) {
+      const rows = await db.all<{ id: number; name: string; seen_at: number }>('SELECT id, name, seen_at FROM game_name');
+      this.names = new Map(rows.map((r) => [r.id, { name: r.name, seen: r.seen_at }]));
+    }
+    return recordNames(db, sightings, this.names);
   }
 
   private async recordIn(db: Sqlite, batch: Observation[]): Promise<RecordReport> {
-    const report: RecordReport = { playerSnapshots: 0, clubSnapshots: 0, snapshotBytes: 0, newBattles: 0, playerBattles: 0, clubEvents: 0 };
+    const report: RecordReport = { playerSnapshots: 0, clubSnapshots: 0, snapshotBytes: 0, newBattles: 0, playerBattles: 0, clubEvents: 0, newBrawlers: [] };
+    const names: NameSighting[] = [];
+    /** brawlers the catalogue of this batch lists: not news whoever else names them */
+    const catalogued = new Set<number>();
     const players: DiscoveredPlayer[] = [];
     const clubs: DiscoveredClub[] = [];
     const parsedLogs: { tag: string; battles: ParsedBattle[] }[] = [];
@@ -280,6 +307,7 @@ export class HistoryStore {
           const c = playerClub(o.data);
           players.push({ tag: o.data.tag, name: o.data.name, trophies: o.data.trophies, clubTag: c?.tag ?? '', clubName: c?.name ?? null, seen });
           if (c) clubs.push({ tag: c.tag, name: c.name, trophies: null, memberCount: null, badgeId: null, seen });
+          names.push(...namesOfPlayer(o.data, seen));
           break;
         }
         case 'battlelog': {
@@ -288,6 +316,7 @@ export class HistoryStore {
             const b = parseBattle(o.tag, item);
             if (!b) continue;
             battles.push(b);
+            names.push(...namesOfBattle(item, b.t));
             // A battle's time is when it was seen being played: names are as of then.
             for (const p of b.participants) players.push({ tag: p.tag, name: p.name, trophies: null, clubTag: null, clubName: null, seen: b.t });
           }
@@ -309,6 +338,10 @@ export class HistoryStore {
           break;
         case 'clubRanking':
           for (const it of o.data) clubs.push({ tag: it.tag, name: it.name, trophies: it.trophies, memberCount: it.memberCount, badgeId: it.badgeId, seen });
+          break;
+        case 'brawlers':
+          names.push(...namesOfCatalogue(o.data, seen));
+          for (const b of o.data) catalogued.add(b.id);
           break;
         default:
           break;
@@ -344,6 +377,8 @@ export class HistoryStore {
       report.newBattles += r.newBattles;
       report.playerBattles += r.playerBattles;
     }
+
+    report.newBrawlers = (await this.writeNames(db, names)).filter((id) => !catalogued.has(id));
 
     for (const o of batch) {
       if (o.kind === 'rotation') await this.writeRotation(db, o.data, sec(o.atMs));
@@ -521,7 +556,7 @@ export class HistoryStore {
     states: { atMs: number; data: Player | Club }[],
     extra: Observation[] = [],
   ): Promise<number> {
-    return this.w.transaction(async () => {
+    return this.recording(async () => {
       if (states.length === 0) return 0;
       const last = states[states.length - 1]!;
       // discovery from the newest state only (older names must not win) plus whatever comes along
@@ -530,6 +565,7 @@ export class HistoryStore {
         kind === 'player'
           ? (await this.discoverPlayers(this.w, [{ tag, name: last.data.name, trophies: last.data.trophies, clubTag: playerClub(last.data as Player)?.tag ?? '', clubName: playerClub(last.data as Player)?.name ?? null, seen: sec(last.atMs) }])).get(tag)!
           : (await this.discoverClubs(this.w, [{ tag, name: last.data.name, trophies: last.data.trophies, memberCount: null, badgeId: null, seen: sec(last.atMs) }])).get(tag)!;
+      if (kind === 'player') await this.writeNames(this.w, namesOfPlayer(last.data as Player, sec(last.atMs)));
       const spec = kind === 'player' ? PLAYER_SPEC : CLUB_SPEC;
       const snaps: Snapshot[] = states.map((s) => ({ t: sec(s.atMs), state: canonical(s.data as Record<string, unknown>, spec) }));
       const { bytes, changes } = await prependSnapshots(this.w, kind, id, snaps);
@@ -680,6 +716,18 @@ export class HistoryStore {
   }
 
   // ------------------------------------------------------------------ reads
+
+  /** Recorded names of game things (brawlers and their items) by id; ids never named are absent. */
+  async gameNames(ids: Iterable<number>): Promise<Map<number, string>> {
+    const list = [...new Set(ids)];
+    const out = new Map<number, string>();
+    for (let i = 0; i < list.length; i += 500) {
+      const part = list.slice(i, i + 500);
+      const rows = await this.r.all<{ id: number; name: string }>(`SELECT id, name FROM game_name WHERE id IN (${part.map(() => '?').join(',')})`, part);
+      for (const r of rows) out.set(r.id, r.name);
+    }
+    return out;
+  }
 
   async snapshots(kind: EntityKind, tag: string, opts: { limit?: number; sinceMs?: number; includeBefore?: boolean } = {}): Promise<Snapshot[]> {
     const id = await this.idOf(kind, tag);
