@@ -5,7 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryService } from '../src/core/history.ts';
 import { historyRecords } from '../src/core/history-records.ts';
-import type { ImageRecords } from '../src/core/images.ts';
+import { ImageService, type ImageRecords } from '../src/core/images.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { PLAYER_CHART_OPTIONS } from '../src/render/catalogue.ts';
+import { shortageText } from '../src/render/chart.ts';
+import { renderPng } from '../src/render/index.ts';
+import type { RenderJob } from '../src/render/types.ts';
+import { serve } from './support/http.ts';
 import { backfill, clubsOf } from '../src/poller/backfill.ts';
 import { fameOf } from '../src/render/measures.ts';
 import { HistoryStore } from '../src/store/history-store.ts';
@@ -79,5 +85,38 @@ describe('series and image records', () => {
     expect(base!.trophies).toBe((w.sim.world.player(tag, T0 - 2 * DAY) as Player).trophies);
     expect(await records.firstRecorded('player', tag)).toBeLessThanOrEqual(T0 - 4 * DAY + 2 * 3_600_000);
     expect(await records.firstRecorded('player', w.sim.world.playerTag(150))).toBeNull();
+  });
+
+  it('calls a quiet month on the activity chart a period without battles, not "31 recorded points"', async () => {
+    const jobs: RenderJob[] = [];
+    const images = new ImageService({
+      stats: w.stats,
+      records,
+      renderer: { render: async (job) => (jobs.push(job), renderPng(job)) },
+      now: w.now,
+    });
+    const http = await serve(createHttpServer({ ...w.core, history, images }, { now: w.now }));
+    try {
+      // Recording began 4 days before 6 June 2026 (battle logs reach a little further back); March has no battles.
+      expect((await history.battles(tag)).every((b) => b.t * 1000 >= Date.UTC(2026, 3, 1))).toBe(true);
+      const r = await http.get(`/players/${encodeURIComponent(tag)}/chart?option=2&from=01.03.26&to=31.03.26`);
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('image/png');
+      const job = jobs.at(-1)!;
+      expect(job.kind).toBe('playerChart');
+      const series = job.kind === 'playerChart' ? job.input.series : [];
+      expect(series[0]!.points).toHaveLength(31);
+      expect(shortageText(PLAYER_CHART_OPTIONS[2], series)).toBe(
+        'Starr Stats has recorded no battles in this period. It records a player every time someone looks them up, and keeps tracking them for a while.',
+      );
+      // The same chart over the days with battles draws them.
+      const busy = await http.get(`/players/${encodeURIComponent(tag)}/chart?option=2&from=01.06.26&to=06.06.26`);
+      expect(busy.status).toBe(200);
+      const drawn = jobs.at(-1)!;
+      expect(shortageText(PLAYER_CHART_OPTIONS[2], drawn.kind === 'playerChart' ? drawn.input.series : [])).toBeNull();
+    } finally {
+      await http.close();
+      await images.close();
+    }
   });
 });

@@ -14,6 +14,7 @@ import {
   PLAYER_CHART_OPTIONS,
   PLAYER_IMAGE_OPTIONS,
 } from '../src/render/catalogue.ts';
+import { recordedPoints, shortageText } from '../src/render/chart.ts';
 import { pixelSize, QUALITY_SCALE, type Quality } from '../src/render/draw.ts';
 import { renderPng } from '../src/render/index.ts';
 import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
@@ -71,6 +72,25 @@ describe('every option at every quality is a PNG of the documented size', () => 
       expect(png.width).toBe(pixelSize(PLAYER_IMAGE_OPTIONS[o as 6].size.width, PLAYER_IMAGE_OPTIONS[o as 6].size.height, 'low').width);
     }
     for (const o of optionsOf(PLAYER_CHART_OPTIONS)) expect(decode((await bare.playerChart(subjects.newcomer, o)).png).height).toBe(675);
+  });
+});
+
+describe('a chart without enough history', () => {
+  const day = (d: number, v: number) => ({ t: Date.UTC(2026, 8, d), v });
+  it('counts days with battles on bar charts, points on line charts', () => {
+    const activity = PLAYER_CHART_OPTIONS[2];
+    const quiet = [{ label: 'Battles', points: Array.from({ length: 30 }, (_, i) => day(i + 1, 0)) }];
+    expect(recordedPoints(activity, quiet)).toBe(0);
+    expect(shortageText(activity, quiet)).toMatch(/^Starr Stats has recorded no battles in this period\./);
+    const one = [{ label: 'Battles', points: quiet[0]!.points.map((p, i) => (i === 4 ? { ...p, v: 3 } : p)) }];
+    expect(recordedPoints(activity, one)).toBe(1);
+    expect(shortageText(activity, one)).toBeNull();
+    const trophies = PLAYER_CHART_OPTIONS[1];
+    expect(shortageText(trophies, [])).toMatch(/recorded nothing for this trophies chart/);
+    expect(shortageText(trophies, [{ label: 'Trophies', points: [day(1, 0)] }])).toBe(
+      'Only 1 recorded point in this period; a chart needs at least 2. Check back after the next recordings.',
+    );
+    expect(shortageText(trophies, [{ label: 'Trophies', points: [day(1, 0), day(2, 0)] }])).toBeNull();
   });
 });
 

@@ -197,12 +197,32 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
   } as ChartConfiguration;
 }
 
-/** Points with at least `min` entries in the first series → drawable. */
+/**
+ * Points of the first series that hold something recorded. A bar chart has a bucket for every day
+ * (or month) of the period, empty or not: only buckets with battles count, or a quiet September
+ * would be "30 recorded points".
+ */
+export function recordedPoints(opt: ChartOption<string>, series: ChartSeries[]): number {
+  const main = series[0]?.points ?? [];
+  return opt.style === 'bar' ? main.filter((p) => p.v > 0).length : main.length;
+}
+
+/** Enough recorded points to draw (`minPoints` of the option). */
 export function hasEnoughData(opt: ChartOption<string>, series: ChartSeries[]): boolean {
-  const n = series[0]?.points.length ?? 0;
-  if (n < opt.minPoints) return false;
-  if (opt.style === 'bar') return (series[0]?.points ?? []).some((p) => p.v > 0);
-  return true;
+  return recordedPoints(opt, series) >= Math.max(1, opt.minPoints);
+}
+
+/** What a chart without enough history says instead of a plot; null when it can be drawn. */
+export function shortageText(opt: ChartOption<string>, series: ChartSeries[]): string | null {
+  if (hasEnoughData(opt, series)) return null;
+  const n = recordedPoints(opt, series);
+  if (n === 0) {
+    return opt.style === 'bar'
+      ? `Starr Stats has recorded no battles in this period. It records a player every time someone looks them up, and keeps tracking them for a while.`
+      : `Starr Stats has recorded nothing for this ${opt.unit} chart in this period. It records a player or club every time someone looks them up, and keeps tracking them for a while.`;
+  }
+  const what = opt.style === 'bar' ? (opt.metric === 'battlesPerMonth' ? 'month' : 'day') + ' with battles' : 'recorded point';
+  return `Only ${n} ${what}${n === 1 ? '' : 's'} in this period; a chart needs at least ${opt.minPoints}. Check back after the next recordings.`;
 }
 
 /**
@@ -217,19 +237,9 @@ export function renderChart(opt: ChartOption<string>, input: ChartInput, quality
 
   const top = 128;
   const bottom = H - 34 - (note ? 44 : 16);
-  if (!hasEnoughData(opt, input.series)) {
-    const n = input.series[0]?.points.length ?? 0;
-    emptyState(
-      ctx,
-      36,
-      top,
-      W - 72,
-      bottom - top,
-      'Not enough history yet',
-      n === 0
-        ? `Starr Stats has recorded nothing for this ${opt.unit} chart in this period. It records a player or club every time someone looks them up, and keeps tracking them for a while.`
-        : `Only ${n} recorded point${n === 1 ? '' : 's'} in this period; a chart needs at least ${Math.max(2, opt.minPoints)}. Check back after the next recordings.`,
-    );
+  const shortage = shortageText(opt, input.series);
+  if (shortage !== null) {
+    emptyState(ctx, 36, top, W - 72, bottom - top, 'Not enough history yet', shortage);
   } else {
     const chips = summaries(opt, input.series);
     const cw = (W - 72) / Math.max(1, chips.length);
