@@ -3,8 +3,10 @@
  * call and can fail like Discord does: one answer per interaction, deferral when the work is slow,
  * a private answer after a public deferral, one fallback when Discord refuses a reply, nothing
  * more once an interaction expired, and autocomplete that never waits past its budget.
+ * The deadlines fire when the test says (ManualSchedule), never by the wall clock: "fast" is work
+ * that finished before its deadline fired, "slow" is work waiting on a gate the test opens after.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CommandSet, defineCommand, type CommandModule } from '../src/bot/command.ts';
 import { LocalResponder, type LocalUser } from '../src/bot/local.ts';
@@ -12,12 +14,23 @@ import type { RenderedMessage } from '../src/bot/render.ts';
 import { Router, type Incoming } from '../src/bot/router.ts';
 import { createBotServices } from '../src/bot/services.ts';
 import { UserError } from '../src/bot/errors.ts';
+import { ManualSchedule } from './support/manual-schedule.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
+
+const DEFER_AFTER_MS = 1200;
+const AUTOCOMPLETE_BUDGET_MS = 1800;
 
 let w: TestWorld;
 let router: Router;
-/** resolves the "slow" command when a test says so */
-let release: () => void = () => {};
+let deadlines: ManualSchedule;
+
+/** The "slow" command's work waits on this gate until the test opens it. */
+function newGate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+let gate = newGate();
 
 const commands = new CommandSet([
   defineCommand({
@@ -30,7 +43,7 @@ const commands = new CommandSet([
     definition: { name: 'slow', description: 'waits for the test', options: [{ type: 5, name: 'fail', description: 'fail at the end' }] },
     args: z.object({ fail: z.boolean().optional() }),
     run: async (a) => {
-      await new Promise<void>((r) => (release = r));
+      await gate.opened;
       if (a.fail) throw new UserError('Nope', 'it failed');
       return { content: 'slow answer' };
     },
@@ -46,19 +59,21 @@ const commands = new CommandSet([
 ] as CommandModule<unknown>[]);
 
 beforeAll(async () => {
+  deadlines = new ManualSchedule();
   w = await startWorld({ startMs: Date.UTC(2026, 5, 1) });
   const services = await createBotServices(w.core, { commands, now: w.now });
-  router = new Router(w.core, services, { deferAfterMs: 50, autocompleteBudgetMs: 50 });
+  router = new Router(w.core, services, { deferAfterMs: DEFER_AFTER_MS, autocompleteBudgetMs: AUTOCOMPLETE_BUDGET_MS, schedule: deadlines.schedule });
+});
+
+beforeEach(() => {
+  gate = newGate();
+  // a fresh schedule per test: a deadline a test left behind cannot fire into the next one
+  deadlines.fire();
 });
 
 afterAll(async () => {
   await w?.close();
 });
-
-/** Waits (without a deadline of its own) until the responder has made `call`. */
-async function until(r: LocalResponder, call: string): Promise<void> {
-  while (!r.calls.includes(call)) await new Promise((resolve) => setTimeout(resolve, 5));
-}
 
 const user: LocalUser = { userId: 'u1', guildId: 'g1', locale: 'en-US', manager: false };
 
@@ -109,7 +124,12 @@ class FailingResponder extends LocalResponder {
 describe('router', () => {
   it('answers fast work with one reply', async () => {
     const r = new LocalResponder();
-    expect(await router.handle(incoming('fast'), r)).toBe('ok');
+    const done = router.handle(incoming('fast'), r);
+    // the deferral deadline is set as the work starts...
+    expect(deadlines.pending).toEqual([DEFER_AFTER_MS]);
+    expect(await done).toBe('ok');
+    // ...and the work finished before it fired: no deferral, and nothing left to fire
+    expect(deadlines.pending).toEqual([]);
     expect(r.calls).toEqual(['reply']);
     expect(r.last!.body.content).toBe('fast answer');
   });
@@ -117,9 +137,11 @@ describe('router', () => {
   it('defers slow work, then edits the answer in', async () => {
     const r = new LocalResponder();
     const done = router.handle(incoming('slow'), r);
-    await until(r, 'defer');
+    expect(deadlines.pending).toEqual([DEFER_AFTER_MS]);
+    expect(r.calls).toEqual([]);
+    expect(deadlines.fire()).toBe(1);
     expect(r.calls).toEqual(['defer']);
-    release();
+    gate.open();
     await done;
     expect(r.calls).toEqual(['defer', 'edit']);
     expect(r.last!.body.content).toBe('slow answer');
@@ -128,8 +150,9 @@ describe('router', () => {
   it('turns a public deferral into a private answer when the work fails', async () => {
     const r = new LocalResponder();
     const done = router.handle(incoming('slow', [{ name: 'fail', type: 5, value: true }]), r);
-    await until(r, 'defer');
-    release();
+    expect(deadlines.fire()).toBe(1);
+    expect(r.calls).toEqual(['defer']);
+    gate.open();
     expect(await done).toBe('refused');
     expect(r.calls).toEqual(['defer', 'delete', 'followUp']);
     expect(r.last!.ephemeral).toBe(true);
@@ -155,8 +178,9 @@ describe('router', () => {
   it('stops at an expired interaction: no edit, no fallback', async () => {
     const r = new FailingResponder({ defer: 10062 });
     const done = router.handle(incoming('slow'), r);
-    await until(r, 'defer!10062');
-    release();
+    expect(deadlines.fire()).toBe(1);
+    expect(r.calls).toEqual(['defer!10062']);
+    gate.open();
     expect(await done).toBe('expired');
     expect(r.calls).toEqual(['defer!10062']);
   });
@@ -169,10 +193,17 @@ describe('router', () => {
 
   it('answers autocomplete within its budget, with nothing when the work is late', async () => {
     const quick = new LocalResponder();
-    await router.handle(incoming('fast', [{ name: 'q', type: 3, value: 'o', focused: true }], 'autocomplete'), quick);
+    const answered = router.handle(incoming('fast', [{ name: 'q', type: 3, value: 'o', focused: true }], 'autocomplete'), quick);
+    expect(deadlines.pending).toEqual([AUTOCOMPLETE_BUDGET_MS]);
+    await answered;
+    expect(deadlines.pending).toEqual([]);
     expect(quick.choices).toEqual([{ name: 'one', value: '1' }]);
     const late = new LocalResponder();
-    await router.handle(incoming('slow', [{ name: 'q', type: 3, value: 'o', focused: true }], 'autocomplete'), late);
+    const givenUp = router.handle(incoming('slow', [{ name: 'q', type: 3, value: 'o', focused: true }], 'autocomplete'), late);
+    expect(late.calls).toEqual([]);
+    // the slow autocomplete never finishes: only its budget running out answers
+    expect(deadlines.fire()).toBe(1);
+    await givenUp;
     expect(late.calls).toEqual(['autocomplete']);
     expect(late.choices).toEqual([]);
   });

@@ -59,11 +59,25 @@ export interface Responder {
   autocomplete(choices: Choice[]): Promise<void>;
 }
 
+/**
+ * Runs `fn` once after `ms` unless the returned function cancels it first. The router's two
+ * deadlines (deferral, autocomplete budget) go through this, so a test can fire them itself instead
+ * of racing the wall clock: on a busy machine even "fast" work can outlast a short real timer.
+ */
+export type Schedule = (ms: number, fn: () => void) => () => void;
+
+export const wallClockSchedule: Schedule = (ms, fn) => {
+  const timer = setTimeout(fn, ms);
+  return () => clearTimeout(timer);
+};
+
 export interface RouterOptions {
   /** answer directly when the work is done within this, else defer first (default 1500 ms) */
   deferAfterMs?: number;
   /** autocomplete cannot be deferred: past this, answer with no choices (default 2000 ms) */
   autocompleteBudgetMs?: number;
+  /** when the deadlines above fire (default: the wall clock) */
+  schedule?: Schedule;
 }
 
 /** A Discord API error as both discord.js and @discordjs/rest throw it. */
@@ -92,6 +106,7 @@ export class Cooldowns {
 export class Router {
   private readonly deferAfterMs: number;
   private readonly autocompleteBudgetMs: number;
+  private readonly schedule: Schedule;
   private readonly log: Logger;
 
   constructor(
@@ -101,6 +116,7 @@ export class Router {
   ) {
     this.deferAfterMs = Math.min(opts.deferAfterMs ?? 1500, LIMITS.initialResponseMs - 500);
     this.autocompleteBudgetMs = opts.autocompleteBudgetMs ?? 2000;
+    this.schedule = opts.schedule ?? wallClockSchedule;
     this.log = core.logger.child({ component: 'bot' });
   }
 
@@ -149,16 +165,16 @@ export class Router {
     let choices: Choice[] = [];
     if (mod?.autocomplete && focused) {
       const work = (async () => mod.autocomplete!(focused, await this.context(i)))();
-      let timer: NodeJS.Timeout | undefined;
+      let cancel = () => {};
       const late = new Promise<Choice[]>((resolve) => {
-        timer = setTimeout(() => resolve([]), this.autocompleteBudgetMs);
+        cancel = this.schedule(this.autocompleteBudgetMs, () => resolve([]));
       });
       try {
         choices = await Promise.race([work, late]);
       } catch (e) {
         this.log.warn({ err: e, ref: i.id }, 'autocomplete failed');
       } finally {
-        clearTimeout(timer);
+        cancel();
       }
     }
     const fitted = choices.slice(0, LIMITS.autocompleteChoices).map((c) => ({
@@ -235,7 +251,7 @@ export class Router {
         },
       );
     };
-    const timer = setTimeout(startDefer, this.deferAfterMs);
+    const cancelDefer = this.schedule(this.deferAfterMs, startDefer);
 
     let msg: RenderedMessage;
     try {
@@ -260,7 +276,7 @@ export class Router {
       outcome = 'failed';
       msg = plain(errorView(e, i.id));
     } finally {
-      clearTimeout(timer);
+      cancelDefer();
     }
 
     try {
