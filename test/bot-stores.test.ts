@@ -2,7 +2,7 @@
  * The bot's stores over real SQLite keyv files: the key vault, guild settings (keys sealed at
  * rest), links, and component state surviving a restart.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,12 +141,21 @@ describe('component state', () => {
   });
 
   it('forgets state after its time to live', async () => {
-    const { s } = stores();
-    let now = 1_000_000;
-    const store = new ComponentStore(s.namespace('components'), () => now, 50);
-    const id = await store.save([{ command: 'events', args: {} }]);
-    now += 100;
-    await new Promise((r) => setTimeout(r, 60));
-    expect(await store.load(id)).toBeUndefined();
+    // keyv dates expiry with Date.now: a faked Date passes the TTL without a real wait, so a busy
+    // machine can neither expire the state early nor keep it past its time.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const { s } = stores();
+      let now = 1_000_000;
+      const store = new ComponentStore(s.namespace('components'), () => now, 50);
+      const id = await store.save([{ command: 'events', args: {} }]);
+      vi.advanceTimersByTime(49);
+      expect(await store.load(id)).toEqual([{ command: 'events', args: {} }]);
+      now += 100;
+      vi.advanceTimersByTime(51);
+      expect(await store.load(id)).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
