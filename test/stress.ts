@@ -43,6 +43,7 @@ function count(name: string, raw: string, min: number): number {
 
 const runs = count('runs', values.runs!, 1);
 const load = count('load', values.load!, 0);
+const beside = `${load} busy process${load === 1 ? '' : 'es'}`;
 
 /**
  * One busy process: spins on the CPU in 100 ms slices and exits as soon as its parent is gone, so
@@ -79,29 +80,35 @@ interface JsonReport {
 }
 
 interface Failure {
-  count: number;
+  /** the runs (1-based) it failed in */
+  runs: number[];
   message: string;
 }
 const failures = new Map<string, Failure>();
 let completed = 0;
 let totalTests = 0;
 
-function note(key: string, message: string): void {
+function note(key: string, run: number, message: string): void {
   const f = failures.get(key);
-  if (f) f.count++;
-  else failures.set(key, { count: 1, message: firstLine(message) });
+  if (f) f.runs.push(run);
+  else failures.set(key, { runs: [run], message: firstLine(message) });
 }
 
+/**
+ * The first line of a failure. The JSON report keeps no message for a timeout (only vitest's
+ * placeholder stack) nor for a failed hook: those point at the run's console output instead.
+ */
 function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim() !== '') ?? '';
-  return line.trim().slice(0, 300);
+  const line = (text.split('\n').find((l) => l.trim() !== '') ?? '').trim();
+  if (line === '' || line === 'Error: STACK_TRACE_ERROR') return '(no message in the JSON report: a timeout or a hook; see that run\'s output above)';
+  return line.slice(0, 300);
 }
 
 function relative(file: string): string {
   return file.startsWith(process.cwd() + '/') ? file.slice(process.cwd().length + 1) : file;
 }
 
-function record(report: JsonReport): void {
+function record(run: number, report: JsonReport): void {
   totalTests = Math.max(totalTests, report.numTotalTests);
   for (const file of report.testResults) {
     const name = relative(file.name);
@@ -109,10 +116,10 @@ function record(report: JsonReport): void {
     for (const t of file.assertionResults) {
       if (t.status !== 'failed') continue;
       testFailed = true;
-      note(`${name} > ${t.fullName}`, t.failureMessages?.[0] ?? 'failed');
+      note(`${name} > ${t.fullName}`, run, t.failureMessages?.[0] ?? '');
     }
     // A file can fail with no failed test: a hook, an import, an unhandled error.
-    if (file.status === 'failed' && !testFailed) note(`${name} (file)`, file.message || 'failed outside any test');
+    if (file.status === 'failed' && !testFailed) note(`${name} (outside any test)`, run, file.message ?? '');
   }
 }
 
@@ -131,7 +138,7 @@ function runOnce(k: number): Promise<void> {
       } catch {
         return reject(new Error(`vitest exited with ${code} and wrote no report (${out})`));
       }
-      record(report);
+      record(k, report);
       completed++;
       resolve();
     });
@@ -140,15 +147,15 @@ function runOnce(k: number): Promise<void> {
 
 function summary(): void {
   console.log('');
-  const sorted = [...failures].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]));
+  const sorted = [...failures].sort((a, b) => b[1].runs.length - a[1].runs.length || a[0].localeCompare(b[0]));
   for (const [name, f] of sorted) {
-    console.log(`FAILED ${f.count}/${completed}  ${name}`);
+    console.log(`FAILED ${f.runs.length}/${completed} (run ${f.runs.join(', ')})  ${name}`);
     console.log(`    ${f.message}`);
   }
   const what = positionals.length ? positionals.join(' ') : 'the whole suite';
   let verdict = failures.size === 0 ? `all ${totalTests} tests passed every time` : `${failures.size} of ${totalTests} tests failed at least once`;
   if (completed < runs) verdict += ' (stopped early)';
-  console.log(`test:stress: ${completed}/${runs} runs of ${what} beside ${load} busy processes: ${verdict}`);
+  console.log(`test:stress: ${completed}/${runs} runs of ${what} beside ${beside}: ${verdict}`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -164,7 +171,7 @@ for (let i = 0; i < load; i++) busy.push(spawn(process.execPath, ['-e', BUSY], {
 let ok = true;
 try {
   for (let k = 1; k <= runs; k++) {
-    console.log(`\n== test:stress run ${k}/${runs} (${load} busy processes) ==`);
+    console.log(`\n== test:stress run ${k}/${runs} beside ${beside} ==`);
     await runOnce(k);
   }
 } catch (e) {
