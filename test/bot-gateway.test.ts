@@ -211,7 +211,7 @@ describe('/club, /ranking, /brawler, /events, /map, /help, /about', () => {
     const answer = h.fake.answer(build);
     expect(answer.ephemeral).toBe(true);
     expect(answer.embeds[0]!.title).toBe('Premium view');
-    expect(answer.embeds[0]!.description).toContain('/settings apikey set');
+    expect(answer.embeds[0]!.description).toContain('/settings apikey create');
     expect(m.embeds[0]!.title).toBe('Shelly');
   });
 
