@@ -299,11 +299,15 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
     // Browsers may call the API from any page: answers are public data, keys travel in the query
     // string (never in cookies), so every origin is allowed to read them and their headers.
     reply.headers(CORS_HEADERS);
+    const def = request.routeOptions.config?.starr as RouteDef | undefined;
+    // The API's routes take no body (POST /generate-api-keys reads its query string), so, as FastAPI
+    // does, a body's content type is none of their business, nor of a 404 or 405: without this
+    // fastify answers 415 to a header it cannot parse (`Content-Type: foo`) before the route runs.
+    if ((def || request.is404) && request.raw.headers['content-type'] !== undefined) delete request.raw.headers['content-type'];
     // A preflight is answered by the not-found handler below and costs no request of the limit.
     if (request.method === 'OPTIONS') return done();
     // A route of another front door may opt out (POST /interactions: Discord's signed requests).
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
-    const def = request.routeOptions.config?.starr as RouteDef | undefined;
     const key = def && (def.spec.apiKey ?? true) ? (request.query as Record<string, string>).api_key : undefined;
     if (key === undefined && (def?.spec.rateLimit ?? 'count') === 'count') {
       const auth: Auth = { kind: 'free', ip: request.ip };
