@@ -104,8 +104,14 @@ function countryPath(code: string): string {
   return encodeURIComponent(code.trim());
 }
 
+/**
+ * An id as a path segment. A negative integer is well-formed but names nothing upstream could know,
+ * so it is "not found" without asking (the answer /brawlers/0 gets from upstream); anything that is
+ * not an integer is a caller's bug.
+ */
 function idPath(id: number): string {
-  if (!Number.isSafeInteger(id) || id < 0) throw new BadRequestError(`Invalid id ${id}`, 0, 'invalidId');
+  if (!Number.isSafeInteger(id)) throw new BadRequestError(`Invalid id ${id}`, 0, 'invalidId');
+  if (id < 0) throw new NotFoundError(`No brawler has the id ${id}`, 0, 'notFound');
   return String(id);
 }
 
