@@ -51,6 +51,24 @@ describe('fault injection', () => {
     expect(JSON.parse(r.text).reason).toBe('requestThrottled');
   });
 
+  it('a hang holds every request without an answer until turned off, then answers it', async () => {
+    const before = sim.faults.requests;
+    sim.faults.set({ hang: true });
+    let answered = false;
+    const pending = call('/brawlers').then((r) => {
+      answered = true;
+      return r;
+    });
+    await expect.poll(() => sim.faults.held).toBe(1);
+    expect(answered).toBe(false);
+    sim.faults.set({ hang: false });
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(S.BrawlerList.safeParse(JSON.parse(r.text)).success).toBe(true);
+    expect(sim.faults.held).toBe(0);
+    expect(sim.faults.requests - before).toBe(1);
+  });
+
   it('503 inMaintenance until turned off', async () => {
     sim.faults.set({ maintenance: true });
     for (const path of ['/brawlers', playerPath(), '/events/rotation']) {

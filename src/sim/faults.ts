@@ -39,6 +39,12 @@ export interface FaultConfig {
   malformedKind: 'truncated' | 'wrongShape' | 'mixed';
   /** share of requests whose connection is dropped without an answer */
   resetRate: number;
+  /**
+   * Upstream hangs: every request is held open without an answer until this is turned off (then
+   * answered as if it had just arrived) or its client gives up. Tests release it when they choose,
+   * so "answered before upstream did" needs no clock.
+   */
+  hang: boolean;
   /** share of successful answers showing historical API quirks (quirks.ts) */
   quirkRate: number;
   /** faults only hit request paths containing this string (e.g. "/players/"); empty = all */
@@ -56,6 +62,7 @@ export const defaultFaults: FaultConfig = Object.freeze({
   malformedRate: 0,
   malformedKind: 'truncated',
   resetRate: 0,
+  hang: false,
   quirkRate: 0,
   match: '',
 }) as FaultConfig;
@@ -80,6 +87,7 @@ export const FaultUpdate = z.strictObject({
   malformedRate: rate.optional(),
   malformedKind: z.enum(['truncated', 'wrongShape', 'mixed']).optional(),
   resetRate: rate.optional(),
+  hang: z.boolean().optional(),
   quirkRate: rate.optional(),
   match: z.string().max(200).optional(),
 });
@@ -88,6 +96,7 @@ export type FaultUpdate = z.infer<typeof FaultUpdate>;
 /** What the server should do with one request. */
 export type FaultDecision =
   | { kind: 'reset' }
+  | { kind: 'hang' }
   | { kind: 'status'; status: number; body: Record<string, unknown>; headers?: Record<string, string> }
   | { kind: 'pass'; malformed: 'truncated' | 'wrongShape' | null; quirks?: (k: number) => number };
 
@@ -95,12 +104,17 @@ export interface FaultController {
   set(update: FaultUpdate | Partial<FaultConfig>): FaultConfig;
   reset(): FaultConfig;
   current(): FaultConfig;
+  /** requests of the official paths the world has received so far (faulted or not) */
+  readonly requests: number;
+  /** requests held by `hang` right now, without an answer yet */
+  readonly held: number;
 }
 
 export class Faults implements FaultController {
   private config: FaultConfig;
   private n = 0;
   private readonly key: number;
+  private readonly holds = new Set<() => void>();
 
   constructor(
     seed: string,
@@ -114,12 +128,40 @@ export class Faults implements FaultController {
   set(update: FaultUpdate | Partial<FaultConfig>): FaultConfig {
     const parsed = FaultUpdate.parse(update);
     this.config = merge(this.config, parsed as Partial<FaultConfig>);
+    if (!this.config.hang) this.release();
     return this.current();
   }
 
   reset(): FaultConfig {
     this.config = merge(defaultFaults, {});
+    this.release();
     return this.current();
+  }
+
+  get requests(): number {
+    return this.n;
+  }
+
+  get held(): number {
+    return this.holds.size;
+  }
+
+  /** Resolves when `hang` is turned off (at once when it is off), or when `gaveUp` fires first. */
+  hold(gaveUp: AbortSignal): Promise<void> {
+    if (!this.config.hang || gaveUp.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.holds.delete(done);
+        gaveUp.removeEventListener('abort', done);
+        resolve();
+      };
+      this.holds.add(done);
+      gaveUp.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private release(): void {
+    for (const done of [...this.holds]) done();
   }
 
   current(): FaultConfig {
@@ -144,6 +186,7 @@ export class Faults implements FaultController {
     if (c.match !== '' && !path.includes(c.match)) return { delayMs: 0, decision: { kind: 'pass', malformed: null } };
     const delayMs = this.latency(u(0), u(1));
     if (c.resetRate > 0 && u(2) < c.resetRate) return { delayMs, decision: { kind: 'reset' } };
+    if (c.hang) return { delayMs, decision: { kind: 'hang' } };
     if (c.maintenance !== false || (c.maintenanceRate > 0 && u(3) < c.maintenanceRate)) {
       return { delayMs, decision: maintenanceDecision() };
     }

@@ -63,11 +63,20 @@ async function handle(deps: SimDeps, req: IncomingMessage, res: ServerResponse):
   }
   if (denied) return send(res, { status: denied.status, body: denied.body });
 
-  const { delayMs, decision } = deps.faults.decide(url.pathname);
+  const fate = deps.faults.decide(url.pathname);
+  const { delayMs } = fate;
+  let { decision } = fate;
   if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
   if (decision.kind === 'reset') {
     req.socket.destroy();
     return;
+  }
+  if (decision.kind === 'hang') {
+    const gaveUp = new AbortController();
+    res.once('close', () => gaveUp.abort());
+    await deps.faults.hold(gaveUp.signal);
+    if (gaveUp.signal.aborted) return;
+    decision = { kind: 'pass', malformed: null };
   }
   if (decision.kind === 'status') {
     return send(res, { status: decision.status, body: decision.body, headers: decision.headers });
