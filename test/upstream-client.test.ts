@@ -261,6 +261,31 @@ describe('retries', () => {
   });
 });
 
+describe('a request with a time budget (a user waiting)', () => {
+  it('does not wait out a Retry-After longer than its budget: one attempt, the throttle reported', async () => {
+    sim.faults.set({ throttleRate: 1, retryAfterSeconds: 7 });
+    const clock = virtualClock();
+    const c = client({ retries: 2, clock });
+    await expect(c.eventRotation({ budgetMs: 2_500 })).rejects.toMatchObject({ constructor: ThrottledError, retryAfterSeconds: 7 });
+    expect(proxy.requests).toHaveLength(1);
+    expect(clock.slept).toEqual([]);
+  });
+
+  it('retries only while a retry can start within the budget', async () => {
+    sim.faults.set({ errorRate: 1 });
+    // back-offs are 125–250 ms, then 250–500 ms: the first fits in 300 ms, the second does not
+    const clock = virtualClock();
+    const c = client({ retries: 2, clock, random: () => 0 });
+    await expect(c.eventRotation({ budgetMs: 300 })).rejects.toMatchObject({ constructor: UnavailableError, status: 500 });
+    expect(proxy.requests).toHaveLength(2);
+    expect(clock.slept).toEqual([125]);
+
+    proxy.requests.length = 0;
+    await expect(client({ retries: 2, clock: virtualClock(), random: () => 0 }).eventRotation()).rejects.toMatchObject({ status: 500 });
+    expect(proxy.requests).toHaveLength(3);
+  });
+});
+
 describe('throttling and tokens', () => {
   it('429 waits out Retry-After on the virtual clock, then succeeds', async () => {
     sim.faults.set({ throttleRate: 1, retryAfterSeconds: 7 });

@@ -30,6 +30,13 @@ export interface RequestOptions {
    */
   priority?: 'interactive' | 'poll';
   signal?: AbortSignal;
+  /**
+   * Milliseconds the whole request may take, every attempt, back-off and wait for a token included:
+   * each attempt's timeout is cut to what is left, and a retry or a throttle wait that would not
+   * fit is not started (the last failure is reported instead). A user waiting for an answer gets
+   * one; polling leaves it out and keeps the full timeout and retries.
+   */
+  budgetMs?: number;
 }
 
 export interface UpstreamApi {

@@ -200,17 +200,25 @@ export class UpstreamClient implements UpstreamApi {
 
   private async get<T extends z.ZodType>(path: string, schema: T, o: RequestOptions = {}): Promise<z.output<T>> {
     const priority = o.priority ?? 'interactive';
+    const deadline = o.budgetMs === undefined ? Infinity : this.clock.now() + Math.max(0, o.budgetMs);
+    const left = () => deadline - this.clock.now();
     // A user waits at most about one timeout for a token; the poller can queue longer.
     const maxWaitMs = priority === 'interactive' ? this.timeoutMs : Math.max(60_000, 6 * this.timeoutMs);
     let last: Failure | undefined;
     for (let attempt = 0; attempt <= this.retries; attempt++) {
-      if (attempt > 0 && last?.retry === 'backoff') {
+      if (last && last.retry === 'backoff') {
         const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
-        await this.clock.sleep(base / 2 + (this.random() * base) / 2, o.signal);
+        const pause = base / 2 + (this.random() * base) / 2;
+        // A retry that cannot start within the budget would only make the user wait for nothing.
+        if (pause >= left()) throw last.error;
+        await this.clock.sleep(pause, o.signal);
+      } else if (last && left() <= 0) {
+        throw last.error;
       }
       let token: number;
       try {
-        token = await this.budget.acquire(priority, { signal: o.signal, maxWaitMs });
+        // Within a budget, a token that frees up too late (a throttle's Retry-After) is not waited for.
+        token = await this.budget.acquire(priority, { signal: o.signal, maxWaitMs: Math.min(maxWaitMs, left()) });
       } catch (e) {
         // No token frees up in time (all throttled): report upstream's throttle when that is why.
         if (e instanceof ThrottledError && last?.error instanceof ThrottledError) {
@@ -219,7 +227,7 @@ export class UpstreamClient implements UpstreamApi {
         throw e;
       }
       const started = performance.now();
-      const result = await this.attempt(path, token, schema, o.signal);
+      const result = await this.attempt(path, token, schema, o.signal, Math.min(this.timeoutMs, left()));
       this.opts.onAttempt?.({
         path,
         token,
@@ -249,9 +257,10 @@ export class UpstreamClient implements UpstreamApi {
     token: number,
     schema: T,
     signal: AbortSignal | undefined,
+    timeoutMs: number,
   ): Promise<{ ok: true; value: z.output<T>; status: number } | { ok: false; failure: Failure; status: number }> {
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(new Error('timeout')), this.timeoutMs);
+    const timeout = setTimeout(() => timer.abort(new Error('timeout')), Math.max(1, timeoutMs));
     const signals = [timer.signal, this.closing.signal, ...(signal ? [signal] : [])];
     let status = 0;
     let text: string;
@@ -276,7 +285,7 @@ export class UpstreamClient implements UpstreamApi {
       const timedOut = timer.signal.aborted;
       const error = new UnavailableError(
         timedOut
-          ? `The game's API did not answer within ${this.timeoutMs} ms`
+          ? `The game's API did not answer within ${Math.round(timeoutMs)} ms`
           : `The connection to the game's API failed: ${(e as Error).message}`,
         status,
         timedOut ? 'timeout' : 'connection',
