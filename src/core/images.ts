@@ -85,6 +85,8 @@ export interface ImageResult {
   maxAge: number;
   /** true when served from the content cache */
   cached: boolean;
+  /** the freshness of the data it shows: a picture of a stale copy is stale too */
+  freshness: Pick<Fetched<unknown>, 'stale' | 'ageSeconds' | 'staleReason'>;
 }
 
 export interface ChartRange {
@@ -208,13 +210,18 @@ export class ImageService {
   private async picture(job: RenderJob, fetched: Fetched<unknown>): Promise<ImageResult> {
     const key = jobKey(job);
     const maxAge = fetched.stale ? 0 : Math.max(0, Math.ceil((fetched.expiresAt - this.now()) / 1000));
+    const freshness = {
+      stale: fetched.stale,
+      ageSeconds: fetched.ageSeconds,
+      ...(fetched.staleReason ? { staleReason: fetched.staleReason } : {}),
+    };
     const hit = this.cache.get(key);
     if (hit) {
       // most recently used last
       this.cache.delete(key);
       this.cache.set(key, hit);
       const png = await hit;
-      return { png, etag: etagOf(key), maxAge, cached: true };
+      return { png, etag: etagOf(key), maxAge, cached: true, freshness };
     }
     this.renders++;
     const p = this.deps.renderer.render(job);
@@ -222,7 +229,7 @@ export class ImageService {
     try {
       const png = await p;
       this.account(key, png.length);
-      return { png, etag: etagOf(key), maxAge, cached: false };
+      return { png, etag: etagOf(key), maxAge, cached: false, freshness };
     } catch (e) {
       this.cache.delete(key);
       throw e;

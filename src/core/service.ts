@@ -9,6 +9,13 @@
  * served without asking upstream; an older one is refreshed; a failed refresh falls back to it for
  * up to `retainSeconds` (24 h by default). After maintenance is seen, upstream is left alone for a
  * short while (everything is served stale or fails fast) rather than asked again on every miss.
+ *
+ * Latency: a user's read (priority 'interactive') never waits on upstream for long, whatever it
+ * does (throttles, hangs, resets, 500s). With a last good copy it waits `staleWaitMs` (1 s) for the
+ * refresh and then answers with the copy marked stale, the refresh going on in the background for
+ * everyone (single-flight); without one, the upstream request gets `interactiveBudgetMs` (2.5 s)
+ * in all, so the "unavailable" answer comes in time too. Polling keeps the client's full timeouts
+ * and retries.
  */
 import type Keyv from 'keyv';
 import type { Config } from '../config.ts';
@@ -72,6 +79,10 @@ export interface StatsServiceOptions {
   metrics?: CoreMetrics;
   /** how often expired copies are deleted from a SQLite store (default hourly; 0: never) */
   sweepEveryMs?: number;
+  /** how long a user's read with a last good copy waits for upstream before it is served that copy (default 1000) */
+  staleWaitMs?: number;
+  /** how long a user's read without a copy lets upstream take, retries included (default 2500) */
+  interactiveBudgetMs?: number;
 }
 
 export interface CoreStats {
@@ -83,7 +94,10 @@ export interface CoreStats {
   staleServed: number;
   memoryItems: number;
   memoryLimit: number;
+  /** reads under way */
   inflight: number;
+  /** upstream refreshes under way (some finishing in the background after a stale answer) */
+  refreshing: number;
 }
 
 /** After upstream says maintenance, leave it alone this long (it lasts 10 to 60 minutes). */
@@ -93,6 +107,14 @@ const FAILURE_HOLD_MS = 10_000;
 /** The shortest freshness a copy gets, whatever it says about its own end (clock skew, late rotations). */
 const MIN_FRESH_MS = 5_000;
 const FAILURE_MEMO_ITEMS = 10_000;
+/**
+ * A user's answer is due within 1.5 s whatever upstream does: 1 s of waiting for a refresh leaves
+ * room for the rest (a picture drawn from the copy takes 0.1–0.3 s on a busy 2-core machine). The
+ * official API answers a player in 0.1–0.4 s when healthy, so a healthy refresh still wins.
+ */
+const STALE_WAIT_MS = 1_000;
+/** Without a copy the 503 (or the bot's short reply) is due within 3 s; the rest is our own overhead. */
+const INTERACTIVE_BUDGET_MS = 2_500;
 
 /** Failures that the last good copy may hide. Not 404 (the thing is gone), 400 or 403 (our fault). */
 function hideable(e: unknown): e is UpstreamError {
@@ -136,7 +158,12 @@ function rotationOutdatedAt(rotation: S.EventRotation, fetchedAt: number): numbe
 export class StatsService implements UpstreamReads {
   readonly upstream: UpstreamApi;
   private readonly cache: TieredCache;
+  /** reads under way (cache look-up and, when needed, waiting for upstream), per key */
   private readonly flights = new SingleFlight<Fetched<unknown>>();
+  /** upstream refreshes under way, per key; they may outlive the reads that started them */
+  private readonly refreshes = new SingleFlight<Fetched<unknown>>();
+  private readonly staleWaitMs: number;
+  private readonly interactiveBudgetMs: number;
   private readonly ttlMs: Record<Resource, number>;
   private readonly retainMs: number;
   private readonly now: () => number;
@@ -161,6 +188,8 @@ export class StatsService implements UpstreamReads {
       RESOURCES.map((r) => [r, 1000 * (typeof ttl === 'number' ? ttl : (ttl[r] ?? 120))]),
     ) as Record<Resource, number>;
     this.retainMs = 1000 * (opts.retainSeconds ?? 86_400);
+    this.staleWaitMs = opts.staleWaitMs ?? STALE_WAIT_MS;
+    this.interactiveBudgetMs = opts.interactiveBudgetMs ?? INTERACTIVE_BUDGET_MS;
     this.cache = new TieredCache({ store: opts.cache, memoryItems: opts.memoryItems ?? 5000, retainMs: this.retainMs, logger: opts.logger });
     this.readCounter = opts.metrics?.counter('starr_core_reads_total', 'Reads of the service core by resource and where the answer came from');
     this.callCounter = opts.metrics?.counter('starr_core_upstream_calls_total', 'Upstream calls made by the service core by resource and result');
@@ -188,13 +217,20 @@ export class StatsService implements UpstreamReads {
   }
 
   stats(): CoreStats {
-    return { ...this.counts, memoryItems: this.cache.memorySize, memoryLimit: this.cache.memoryLimit, inflight: this.flights.size };
+    return {
+      ...this.counts,
+      memoryItems: this.cache.memorySize,
+      memoryLimit: this.cache.memoryLimit,
+      inflight: this.flights.size,
+      refreshing: this.refreshes.size,
+    };
   }
 
-  /** Waits for reads under way (so their cache writes land before the stores close). */
+  /** Waits for reads and refreshes under way (so their cache writes land before the stores close). */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     await this.flights.settle();
+    await this.refreshes.settle();
     this.cache.clearMemory();
   }
 
@@ -353,11 +389,49 @@ export class StatsService implements UpstreamReads {
         if (stored.missing) throw gone(stored);
         return this.view(stored, spec.resource, now, false);
       }
-      // The poller may be fetching this very resource right now: share its answer.
-      const polling = this.flights.get(`${spec.key}\u0000fresh`);
-      if (polling) return polling;
     }
-    return this.refresh(spec, o, stored);
+    if (o.priority === 'poll') return this.refreshes.run(`${spec.key}\u0000poll`, () => this.refresh(spec, o, stored));
+    const held = this.held(spec.key, this.now());
+    if (held) return this.fallback(spec, stored, held);
+    // The poller may be fetching this very resource right now: share its answer.
+    const refreshing =
+      (o.fresh ? undefined : this.refreshes.get(`${spec.key}\u0000poll`)) ?? this.refreshes.run(spec.key, () => this.refresh(spec, o, stored));
+    return this.inTime(spec, refreshing, stored);
+  }
+
+  /**
+   * A user's read waits for the refresh only so long: with a copy young enough to serve, for
+   * `staleWaitMs`, then that copy (stale, reason "slow"); without one, for the interactive budget
+   * (its own refresh gives up by then; a poll's it shares may not), then "unavailable". The refresh
+   * goes on and lands in the cache for the next read.
+   */
+  private inTime<T>(spec: Spec<T>, refreshing: Promise<Fetched<unknown>>, stored: CacheEntry | undefined): Promise<Fetched<unknown>> {
+    const copy = stored && !stored.missing && this.now() - stored.fetchedAt <= this.retainMs ? stored : undefined;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          if (copy) {
+            this.counts.staleServed++;
+            this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
+            resolve(this.view(copy, spec.resource, this.now(), true, 'slow'));
+          } else {
+            this.readCounter?.inc({ resource: spec.resource, source: 'error' });
+            reject(new UnavailableError(`The game's API did not answer within ${this.interactiveBudgetMs} ms`, 0, 'timeout'));
+          }
+        },
+        copy ? this.staleWaitMs : this.interactiveBudgetMs,
+      );
+      refreshing.then(
+        (f) => {
+          clearTimeout(timer);
+          resolve(f);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
   }
 
   private async refresh<T>(spec: Spec<T>, o: ReadOptions, stored: CacheEntry | undefined): Promise<Fetched<unknown>> {
@@ -366,7 +440,8 @@ export class StatsService implements UpstreamReads {
     this.counts.upstreamCalls++;
     let raw: unknown;
     try {
-      raw = await spec.fetch({ priority: o.priority ?? 'interactive' });
+      const interactive = (o.priority ?? 'interactive') === 'interactive';
+      raw = await spec.fetch(interactive ? { priority: 'interactive', budgetMs: this.interactiveBudgetMs } : { priority: 'poll' });
     } catch (e) {
       this.counts.upstreamFailures++;
       this.callCounter?.inc({ resource: spec.resource, result: (e as UpstreamError).kind ?? 'error' });

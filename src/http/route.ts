@@ -285,17 +285,26 @@ async function send(reply: FastifyReply, request: FastifyRequest, r: Reply, vari
     'content-type': p.contentType,
     'cache-control': `public, max-age=${maxAge}`,
     etag: p.etag,
-    age: String(Math.max(0, f.ageSeconds)),
     'last-modified': p.lastModified,
+    ...freshnessHeaders(f),
   };
+  if (etagMatches(request.headers['if-none-match'], p.etag)) return reply.code(304).headers(headers).send();
+  return reply.code(200).headers(headers).send(p.body);
+}
+
+/**
+ * How old the data of an answer is, and whether it is a last good copy served because upstream
+ * failed or was slow: the same headers on JSON bodies and on pictures drawn from them.
+ */
+export function freshnessHeaders(f: Pick<Fetched<unknown>, 'stale' | 'ageSeconds' | 'staleReason'>): Record<string, string> {
+  const headers: Record<string, string> = { age: String(Math.max(0, f.ageSeconds)) };
   if (f.stale) {
     // RFC 7234's stale warning (still the one clients look for) plus a plain marker.
     headers.warning = '110 - "Response is Stale"';
     headers['x-cache'] = 'STALE';
     if (f.staleReason) headers['x-stale-reason'] = f.staleReason;
   }
-  if (etagMatches(request.headers['if-none-match'], p.etag)) return reply.code(304).headers(headers).send();
-  return reply.code(200).headers(headers).send(p.body);
+  return headers;
 }
 
 /** A fastify plugin registering the given routes. */

@@ -15,7 +15,7 @@ import { QUALITY_SCALE, type Quality } from '../../render/draw.ts';
 import { RenderBusyError } from '../../render/pool.ts';
 import { tagParam } from '../params.ts';
 import { errors, pydanticCheck, RequestValidationError } from '../pydantic.ts';
-import { defineRoute, HttpError, raw, routeGroup, type HttpCore } from '../route.ts';
+import { defineRoute, freshnessHeaders, HttpError, raw, routeGroup, type HttpCore } from '../route.ts';
 
 // ------------------------------------------------------------------ dates
 
@@ -99,7 +99,7 @@ function images(core: HttpCore): ImageService {
 async function reply(work: Promise<ImageResult>) {
   try {
     const r = await work;
-    return raw(r.png, 'image/png', { maxAge: r.maxAge });
+    return raw(r.png, 'image/png', { maxAge: r.maxAge, headers: freshnessHeaders(r.freshness) });
   } catch (e) {
     if (e instanceof RenderBusyError) {
       throw new HttpError(503, e.message, { 'retry-after': String(e.retryAfterSeconds) });
