@@ -91,16 +91,30 @@ describe('/openapi.json', () => {
 });
 
 describe('/docs', () => {
-  it('is an HTML page of the same document, with no script or stylesheet from elsewhere', async () => {
+  it('is Swagger UI over the same document, every script and stylesheet served here (no CDN)', async () => {
     const r = await http.get('/docs');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(r.text).toMatch(/^<!doctype html>/);
-    for (const path of ['/players/{tag}/battlelog', '/rankings/{countryCode}/brawlers/{brawlerId}', '/generate-api-keys', '/game']) {
-      expect(r.text).toContain(path);
+    expect(r.text).toContain('<title>Starr Stats API reference</title>');
+    const assets = [...r.text.matchAll(/<(?:script src|link rel="stylesheet" type="text\/css" href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets).toContain('/docs/static/swagger-ui-bundle.js');
+    expect(assets).toContain('/docs/static/swagger-initializer.js');
+    for (const asset of assets) {
+      expect(asset, 'served by this server').toMatch(/^\/docs\//);
+      const a = await http.get(asset);
+      expect(a.status, asset).toBe(200);
+      expect(a.headers['content-type'], asset).toMatch(asset.endsWith('.js') ? /^application\/javascript/ : /^text\/css/);
     }
-    expect(r.text).toContain('id="schema-ClubRankingResponse"');
-    expect(r.text).not.toMatch(/<script|<link[^>]+stylesheet|https?:\/\/[^"' ]+\.(js|css)/);
+    expect((await http.get('/docs/static/swagger-initializer.js')).text).toContain('"docExpansion":"list"');
+    expect((await http.get('/docs/json')).json()).toEqual((await http.get('/openapi.json')).json());
+  });
+
+  it('costs nothing of the rate limit to read (the page and its scripts are checked, not counted)', async () => {
+    const remaining = async (path: string) => Number((await http.get(path)).headers['ratelimit-remaining']);
+    const before = await remaining('/docs');
+    expect(await remaining('/docs/static/swagger-ui.css')).toBe(before);
+    expect(await remaining('/docs')).toBe(before);
+    expect(await remaining('/brawlers')).toBe(before - 1);
   });
 });
 

@@ -15,6 +15,7 @@ import type { Logger } from '../log.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitState } from '../store/ratelimit.ts';
 import { isUpstreamError, type UpstreamError } from '../upstream/errors.ts';
 import { InvalidTagError, explainTagProblem } from '../upstream/tags.ts';
+import { docs } from './docs.ts';
 import { MetricsRegistry } from './metrics.ts';
 import { RequestValidationError, errors as pyErrors } from './pydantic.ts';
 import { parseQuery, redactUrl } from './querystring.ts';
@@ -31,7 +32,7 @@ import players from './routes/players.ts';
 import rankings from './routes/rankings.ts';
 import search from './routes/search.ts';
 
-/** Every route group, one line each (other workstreams add theirs here). */
+/** Every route group, one line each; the interactive reference (docs) comes after them all. */
 export const ROUTES: FastifyPluginAsync[] = [
   meta,
   keys,
@@ -44,6 +45,7 @@ export const ROUTES: FastifyPluginAsync[] = [
   rankings,
   game,
   images,
+  docs,
 ];
 
 export interface HttpServerOptions {
@@ -217,7 +219,7 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
   }
 
   /** Key lookup and counting that may wait for the stores. */
-  async function admitSlowly(request: FastifyRequest, reply: FastifyReply, def: RouteDef | undefined, key: string | undefined): Promise<void> {
+  async function admitSlowly(request: FastifyRequest, reply: FastifyReply, def: RouteDef | undefined, key: string | undefined, mode: 'count' | 'peek'): Promise<void> {
     let auth: Auth = { kind: 'free', ip: request.ip };
     let invalidKey = false;
     if (key !== undefined) {
@@ -229,7 +231,7 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
       else invalidKey = true;
     }
     request.auth = auth;
-    await limit(request, reply, auth, def?.spec.rateLimit ?? 'count');
+    await limit(request, reply, auth, mode);
     checkKey(def, auth, invalidKey);
   }
 
@@ -299,7 +301,8 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
     // Browsers may call the API from any page: answers are public data, keys travel in the query
     // string (never in cookies), so every origin is allowed to read them and their headers.
     reply.headers(CORS_HEADERS);
-    const def = request.routeOptions.config?.starr as RouteDef | undefined;
+    const config = request.routeOptions.config as { rateLimit?: false | 'count' | 'peek'; starr?: RouteDef } | undefined;
+    const def = config?.starr;
     // The API's routes take no body (POST /generate-api-keys reads its query string), so, as FastAPI
     // does, a body's content type is none of their business, nor of a 404 or 405: without this
     // fastify answers 415 to a header it cannot parse (`Content-Type: foo`) before the route runs.
@@ -307,9 +310,10 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
     // A preflight is answered by the not-found handler below and costs no request of the limit.
     if (request.method === 'OPTIONS') return done();
     // A route of another front door may opt out (POST /interactions: Discord's signed requests).
-    if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
+    if (config?.rateLimit === false) return done();
     const key = def && (def.spec.apiKey ?? true) ? (request.query as Record<string, string>).api_key : undefined;
-    if (key === undefined && (def?.spec.rateLimit ?? 'count') === 'count') {
+    const mode = def?.spec.rateLimit ?? config?.rateLimit ?? 'count';
+    if (key === undefined && mode === 'count') {
       const auth: Auth = { kind: 'free', ip: request.ip };
       const { id, max } = identity(request, auth);
       const s = limiter.consumeNow?.(id, max);
@@ -323,7 +327,7 @@ export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): 
         return done();
       }
     }
-    admitSlowly(request, reply, def, key).then(() => done(), done);
+    admitSlowly(request, reply, def, key, mode).then(() => done(), done);
   });
 
   // An answer given before the request body was read (415 on a malformed content type, 404 of a

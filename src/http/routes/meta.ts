@@ -1,26 +1,10 @@
-/** The service's own documents: GET / (about), /healthz, /readyz, /metrics, /openapi.json, /docs. */
+/** The service's own documents: GET / (about), /healthz, /readyz, /metrics, /openapi.json (/docs: docs.ts). */
 import { z } from 'zod';
-import { renderDocs } from '../docs.ts';
+import { openApiOf } from '../docs.ts';
 import { PROMETHEUS_CONTENT_TYPE } from '../metrics.ts';
-import { API_VERSION, buildOpenApi, CREDIT, NOT_AFFILIATED, SERVICE_NAME } from '../openapi.ts';
-import { defineRoute, json, raw, routeGroup, type HttpRuntime } from '../route.ts';
+import { API_VERSION, CREDIT, NOT_AFFILIATED, SERVICE_NAME } from '../openapi.ts';
+import { defineRoute, json, raw, routeGroup } from '../route.ts';
 import { Health, Readiness, ServiceInfo } from '../schemas.ts';
-
-/** The document is built once, on first request, after every route group has registered. */
-const documents = new WeakMap<HttpRuntime, { openapi: string; docs: string }>();
-function docsOf(rt: HttpRuntime) {
-  let d = documents.get(rt);
-  if (!d) {
-    const doc = buildOpenApi(rt.routes, {
-      serviceVersion: rt.serviceVersion,
-      rateLimitFree: rt.core.config.RATE_LIMIT_FREE,
-      rateLimitKey: rt.core.config.RATE_LIMIT_KEY,
-    });
-    d = { openapi: JSON.stringify(doc), docs: renderDocs(doc) };
-    documents.set(rt, d);
-  }
-  return d;
-}
 
 /** How long readiness waits for the game API before calling it unreachable. */
 const READY_TIMEOUT_MS = 5000;
@@ -131,17 +115,6 @@ export default routeGroup('meta', [
     apiKey: false,
     hidden: true,
     response: z.unknown(),
-    handler: async ({ runtime }) => raw(docsOf(runtime).openapi, 'application/json; charset=utf-8', { maxAge: 300 }),
-  }),
-  defineRoute({
-    method: 'GET',
-    url: '/docs',
-    operationId: 'docs',
-    summary: 'API documentation',
-    tags: ['Service'],
-    apiKey: false,
-    hidden: true,
-    response: z.unknown(),
-    handler: async ({ runtime }) => raw(docsOf(runtime).docs, 'text/html; charset=utf-8', { maxAge: 300 }),
+    handler: async ({ runtime }) => raw(openApiOf(runtime).json, 'application/json; charset=utf-8', { maxAge: 300 }),
   }),
 ]);
