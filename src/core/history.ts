@@ -110,11 +110,13 @@ const BATCH = 500;
 export const CATALOGUE_REFRESH_GAP_MS = 10 * 60_000;
 /** The catalogue refresh is background work: it waits behind users in the upstream budget. */
 const CATALOGUE_REFRESH: ReadOptions = { fresh: true, priority: 'poll', viewed: false };
+/** Meta key of the poller's job times. */
+const JOB_TIMES = 'poller.jobs';
 
 const num = (v: Json | undefined): number => (typeof v === 'number' ? v : 0);
 
 export class HistoryService {
-  readonly store: HistoryStore;
+  private readonly store: HistoryStore;
   private readonly stats: HistoryStats;
   private readonly config: HistoryConfig;
   private readonly now: () => number;
@@ -137,7 +139,7 @@ export class HistoryService {
 
   // ------------------------------------------------------------------ recording
 
-  /** The hook the StatsService calls (CONTRACTS.md): records fresh data, tracks look-ups. */
+  /** The hook the StatsService calls: records fresh data, tracks look-ups. */
   readonly observer: CoreObserver = {
     viewed: (kind, tag) => {
       this.background(this.renew(kind, tag));
@@ -202,6 +204,38 @@ export class HistoryService {
 
   prune(): Promise<import('../store/history-store.ts').PruneReport> {
     return this.store.prune(this.now(), this.config.HISTORY_DAYS);
+  }
+
+  // ------------------------------------------------------------------ the poll schedule (the poller's)
+
+  /** Tracked players or clubs whose poll is due at `nowMs`, at most `limit`. */
+  due(kind: EntityKind, nowMs: number, limit: number): Promise<{ id: number; tag: string }[]> {
+    return this.store.due(kind, nowMs, limit);
+  }
+
+  /** Records a poll of these entities (ids from `due`) and when each is due next. */
+  markPolled(kind: EntityKind, ids: number[], nowMs: number, nextMs: number): Promise<void> {
+    return this.store.markPolled(kind, ids, nowMs, nextMs);
+  }
+
+  /** When the next tracked player or club is due (epoch ms), or null when none is tracked. */
+  nextDue(kind: EntityKind, nowMs: number): Promise<number | null> {
+    return this.store.nextDue(kind, nowMs);
+  }
+
+  /** Makes `tags` exactly the entities pinned for `reason` (the top of a ranking, say). */
+  replacePins(kind: EntityKind, reason: string, tags: string[], nowMs: number): Promise<void> {
+    return this.store.replacePins(kind, reason, tags, nowMs);
+  }
+
+  /** When each periodic poller job last ran (epoch ms), as saved by `saveJobTimes`; survives restarts. */
+  async jobTimes(): Promise<Record<string, number>> {
+    const saved = await this.store.getMeta<Record<string, unknown>>(JOB_TIMES);
+    return Object.fromEntries(Object.entries(saved ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number'));
+  }
+
+  saveJobTimes(times: Record<string, number>): Promise<void> {
+    return this.store.setMeta(JOB_TIMES, times);
   }
 
   async close(): Promise<void> {

@@ -116,11 +116,11 @@ export class Poller {
       }
       await this.saveJobTimes(report.jobs);
       const interval = this.opts.config.POLL_PLAYER_MINUTES * MINUTE;
-      const players = await this.opts.history.store.due('player', now, this.perTick);
+      const players = await this.opts.history.due('player', now, this.perTick);
       const p = await this.each(players, (e) => this.pollPlayer(e.tag), 'player', interval);
       report.players = p.ok;
       report.failures += p.failed;
-      const clubs = await this.opts.history.store.due('club', now, this.perTick);
+      const clubs = await this.opts.history.due('club', now, this.perTick);
       const c = await this.each(clubs, (e) => this.pollClub(e.tag), 'club', this.opts.config.POLL_CLUB_MINUTES * MINUTE);
       report.clubs = c.ok;
       report.failures += c.failed;
@@ -172,10 +172,10 @@ export class Poller {
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, list.length) }, worker));
     const now = this.clock.now();
-    const store = this.opts.history.store;
-    await store.markPolled(kind, done, now, now + intervalMs);
-    await store.markPolled(kind, retry, now, now + RETRY_AFTER);
-    await store.markPolled(kind, gone, now, now + GONE_RETRY);
+    const { history } = this.opts;
+    await history.markPolled(kind, done, now, now + intervalMs);
+    await history.markPolled(kind, retry, now, now + RETRY_AFTER);
+    await history.markPolled(kind, gone, now, now + GONE_RETRY);
     if (maintenance) throw maintenance;
     return { ok, failed };
   }
@@ -223,7 +223,7 @@ export class Poller {
             const players = await this.call(() => stats.playerRankings(region, undefined, POLL));
             await this.call(() => stats.clubRankings(region, undefined, POLL));
             if (region === 'global' && this.pinTop > 0) {
-              await history.store.replacePins('player', 'ranking:global', players.data.items.slice(0, this.pinTop).map((i) => i.tag), this.clock.now());
+              await history.replacePins('player', 'ranking:global', players.data.items.slice(0, this.pinTop).map((i) => i.tag), this.clock.now());
             }
           } catch (e) {
             // One country the API does not know must not stop the others.
@@ -241,14 +241,14 @@ export class Poller {
   }
 
   private async loadJobTimes(): Promise<void> {
-    const saved = await this.opts.history.store.getMeta<Partial<Record<JobName, number>>>('poller.jobs');
-    for (const [k, v] of Object.entries(saved ?? {})) if (typeof v === 'number') this.last.set(k as JobName, v);
+    const saved = await this.opts.history.jobTimes();
+    for (const [k, v] of Object.entries(saved)) if (k in JOBS) this.last.set(k as JobName, v);
     if (this.last.size === 0) this.last.set('prune', this.clock.now()); // a fresh store has nothing to prune
   }
 
   private async saveJobTimes(ran: JobName[]): Promise<void> {
     if (ran.length === 0) return;
-    await this.opts.history.store.setMeta('poller.jobs', Object.fromEntries(this.last));
+    await this.opts.history.saveJobTimes(Object.fromEntries(this.last));
   }
 
   /** When the next thing is due (epoch ms). */
@@ -256,9 +256,8 @@ export class Poller {
     const now = this.clock.now();
     if (now < this.pausedUntil) return this.pausedUntil;
     const times = (Object.keys(JOBS) as JobName[]).map((j) => (this.last.get(j) ?? -Infinity) + JOBS[j]);
-    const store = this.opts.history.store;
     for (const kind of ['player', 'club'] as const) {
-      const t = await store.nextDue(kind, now);
+      const t = await this.opts.history.nextDue(kind, now);
       if (t !== null) times.push(t);
     }
     return Math.min(...times);
