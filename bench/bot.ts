@@ -14,8 +14,6 @@
  *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4]
  */
 import { parseArgs } from 'node:util';
-import { createImageService } from '../src/core/images.ts';
-import { silentLogger } from '../src/log.ts';
 import { startWorld } from '../test/support/world.ts';
 import { startBotHarness } from '../test/support/fake-discord-bot.ts';
 import type { InteractionRecord } from '../test/support/fake-discord.ts';
@@ -61,9 +59,8 @@ async function pool<T>(jobs: (() => Promise<T>)[], n: number): Promise<T[]> {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 async function main(): Promise<void> {
-  const world = await startWorld({ players: 5000, clubs: 500, env: { RATE_LIMIT_FREE: '1000000' } });
-  const { images } = createImageService({ config: world.config, stats: world.stats, logger: silentLogger });
-  const h = await startBotHarness({ ...world.core, images }, { transport: 'http', config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  const world = await startWorld({ players: 5000, clubs: 500, renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
+  const h = await startBotHarness(world.core, { transport: 'http', config: { STARR_SECRET: 'bench-secret-value-1234' } });
   const { fake, guild } = h;
   const tags = Array.from({ length: 40 }, (_, i) => world.sim.world.playerTag(i));
   const clubs = Array.from({ length: 10 }, (_, i) => world.sim.world.clubTag(i));
@@ -152,7 +149,6 @@ async function main(): Promise<void> {
   console.log(`requests Discord refused: ${refused}${globalThis.gc ? '' : '   (run with --expose-gc for steadier memory figures)'}`);
 
   await h.close();
-  await images.close();
   await world.close();
 }
 

@@ -49,19 +49,17 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   switch (a.view) {
     case 'overview': {
       const option = a.portrait ? 200 : 2;
-      const png = images ? (await images.clubImage(c.tag, option)).png : undefined;
-      view.embeds = [clubEmbed(c, fmt, { image: png ? 'club.png' : undefined, fetchedAt: fetched.fetchedAt })];
-      if (png) {
-        view.files = [{ name: 'club.png', data: png, description: CLUB_IMAGE_OPTIONS[option].title }];
-        rows.push([
-          {
-            type: 'button',
-            label: a.portrait ? 'Landscape card' : 'Portrait card',
-            emoji: '🔄',
-            action: { command: 'club', args: { tag: c.tag, view: 'overview', portrait: !a.portrait } },
-          },
-        ]);
-      }
+      const png = (await images.clubImage(c.tag, option)).png;
+      view.embeds = [clubEmbed(c, fmt, { image: 'club.png', fetchedAt: fetched.fetchedAt })];
+      view.files = [{ name: 'club.png', data: png, description: CLUB_IMAGE_OPTIONS[option].title }];
+      rows.push([
+        {
+          type: 'button',
+          label: a.portrait ? 'Landscape card' : 'Portrait card',
+          emoji: '🔄',
+          action: { command: 'club', args: { tag: c.tag, view: 'overview', portrait: !a.portrait } },
+        },
+      ]);
       break;
     }
     case 'members': {
@@ -74,14 +72,9 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     case 'membership': {
       const option = CHART_OF[a.view]!;
       const spec = CLUB_CHART_OPTIONS[option];
-      if (images) {
-        const png = (await images.clubChart(c.tag, option)).png;
-        view.embeds = [clubImageEmbed(c, spec.title, 'chart.png', spec.description, fetched.fetchedAt)];
-        view.files = [{ name: 'chart.png', data: png }];
-      } else {
-        view.embeds = [clubEmbed(c, fmt, { fetchedAt: fetched.fetchedAt })];
-        view.content = [note, 'Charts are not available on this bot (no image service).'].filter(Boolean).join('\n');
-      }
+      const png = (await images.clubChart(c.tag, option)).png;
+      view.embeds = [clubImageEmbed(c, spec.title, 'chart.png', spec.description, fetched.fetchedAt)];
+      view.files = [{ name: 'chart.png', data: png }];
       break;
     }
     case 'log':

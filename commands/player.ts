@@ -40,8 +40,7 @@ const Args = z.object({
 type Args = z.infer<typeof Args>;
 
 
-async function picture(ctx: CommandContext, name: string, make: () => Promise<{ png: Buffer }>): Promise<ViewFile | undefined> {
-  if (!ctx.core.images) return undefined;
+async function picture(name: string, make: () => Promise<{ png: Buffer }>): Promise<ViewFile> {
   return { name, data: (await make()).png };
 }
 
@@ -58,35 +57,33 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   switch (a.view) {
     case 'profile': {
       const [card, brawlers] = await Promise.all([
-        picture(ctx, 'player.png', () => ctx.core.images!.playerImage(p.tag, 1)),
+        picture('player.png', () => ctx.core.images.playerImage(p.tag, 1)),
         ctx.core.stats.brawlers().catch(() => undefined),
       ]);
-      view.embeds = [profileEmbed(p, fmt, { brawlerTotal: brawlers?.data.items.length, image: card?.name, fetchedAt: fetched.fetchedAt })];
-      if (card) view.files = [card];
+      view.embeds = [profileEmbed(p, fmt, { brawlerTotal: brawlers?.data.items.length, image: card.name, fetchedAt: fetched.fetchedAt })];
+      view.files = [card];
       break;
     }
     case 'brawlers': {
       const sort: BrawlerSort = a.sort ?? 'trophies';
       const option = a.image !== undefined && (BRAWLER_IMAGES as readonly number[]).includes(a.image) ? a.image : undefined;
-      const img = option ? await picture(ctx, `brawlers-${option}.png`, () => ctx.core.images!.playerImage(p.tag, option)) : undefined;
+      const img = option ? await picture(`brawlers-${option}.png`, () => ctx.core.images.playerImage(p.tag, option)) : undefined;
       const { embed, page, pages } = brawlersEmbed(p, fmt, { page: a.page, sort, image: img?.name, fetchedAt: fetched.fetchedAt });
       view.embeds = [embed];
       if (img) view.files = [img];
       const base = { tag: p.tag, view: 'brawlers', sort, ...(option ? { image: option } : {}) };
-      if (ctx.core.images) {
-        rows.push([
-          {
-            type: 'select',
-            placeholder: 'Show a brawler image',
-            options: BRAWLER_IMAGES.map((o) => ({
-              label: PLAYER_IMAGE_OPTIONS[o].title,
-              description: PLAYER_IMAGE_OPTIONS[o].description,
-              selected: o === option,
-              action: { command: 'player', args: { ...base, image: o, page } },
-            })),
-          },
-        ]);
-      }
+      rows.push([
+        {
+          type: 'select',
+          placeholder: 'Show a brawler image',
+          options: BRAWLER_IMAGES.map((o) => ({
+            label: PLAYER_IMAGE_OPTIONS[o].title,
+            description: PLAYER_IMAGE_OPTIONS[o].description,
+            selected: o === option,
+            action: { command: 'player', args: { ...base, image: o, page } },
+          })),
+        },
+      ]);
       rows.push([
         {
           type: 'select',
@@ -109,31 +106,23 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       break;
     }
     case 'ranks': {
-      const img = await picture(ctx, 'ranks.png', () => ctx.core.images!.playerImage(p.tag, 4));
-      view.embeds = [ranksEmbed(p, fmt, { image: img?.name, fetchedAt: fetched.fetchedAt })];
-      if (img) view.files = [img];
+      const img = await picture('ranks.png', () => ctx.core.images.playerImage(p.tag, 4));
+      view.embeds = [ranksEmbed(p, fmt, { image: img.name, fetchedAt: fetched.fetchedAt })];
+      view.files = [img];
       break;
     }
     case 'season': {
-      const img = await picture(ctx, 'season.png', () => ctx.core.images!.playerImage(p.tag, 10));
-      view.embeds = [
-        img
-          ? imageEmbed(p, PLAYER_IMAGE_OPTIONS[10].title, img.name, PLAYER_IMAGE_OPTIONS[10].description, fetched.fetchedAt)
-          : profileEmbed(p, fmt, { fetchedAt: fetched.fetchedAt }),
-      ];
-      if (img) view.files = [img];
+      const img = await picture('season.png', () => ctx.core.images.playerImage(p.tag, 10));
+      view.embeds = [imageEmbed(p, PLAYER_IMAGE_OPTIONS[10].title, img.name, PLAYER_IMAGE_OPTIONS[10].description, fetched.fetchedAt)];
+      view.files = [img];
       break;
     }
     case 'charts': {
       const option = a.chart !== undefined && a.chart in PLAYER_CHART_OPTIONS ? (a.chart as keyof typeof PLAYER_CHART_OPTIONS) : 1;
       const spec = PLAYER_CHART_OPTIONS[option];
-      const img = await picture(ctx, `chart-${option}.png`, () => ctx.core.images!.playerChart(p.tag, option));
-      view.embeds = [
-        img
-          ? imageEmbed(p, spec.title, img.name, spec.description, fetched.fetchedAt)
-          : { title: `${p.name} · charts`, description: 'Charts are not available on this bot (no image service).' },
-      ];
-      if (img) view.files = [img];
+      const img = await picture(`chart-${option}.png`, () => ctx.core.images.playerChart(p.tag, option));
+      view.embeds = [imageEmbed(p, spec.title, img.name, spec.description, fetched.fetchedAt)];
+      view.files = [img];
       rows.push([
         {
           type: 'select',

@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { startWorld, type TestWorld } from './support/world.ts';
-import { openHistory } from '../src/core/history.ts';
 import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
 import type { FakeGuild, StoredMessage } from './support/fake-discord.ts';
 import { createBot } from '../src/bot/index.ts';
@@ -20,20 +19,14 @@ const START = Date.UTC(2026, 5, 1, 12);
 const ADMIN = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
 let w: TestWorld;
 let h: BotHarness;
-let closeHistory: () => Promise<void>;
-let history: Awaited<ReturnType<typeof openHistory>>['history'];
 
 beforeAll(async () => {
   w = await startWorld({ startMs: START });
-  const opened = await openHistory({ config: w.config, stats: w.stats, now: w.now });
-  closeHistory = opened.close;
-  history = opened.history;
-  h = await startBotHarness({ ...w.core, history }, { now: w.now, config: { STARR_SECRET: 'test-secret-of-the-bot' } });
+  h = await startBotHarness(w.core, { now: w.now, config: { STARR_SECRET: 'test-secret-of-the-bot' } });
 });
 
 afterAll(async () => {
   await h?.close();
-  await closeHistory?.();
   await w?.close();
 });
 
@@ -116,7 +109,7 @@ describe('/settings', () => {
     expect(JSON.stringify(status.json())).not.toContain(key!);
     expect(h.fake.answer(await slash(`/player tag:${tag} view:log`, { guild: g })).embeds[0]!.title).not.toBe('Premium view');
 
-    const http = await serve(createHttpServer({ ...w.core, history }, { now: w.now }));
+    const http = await serve(createHttpServer(w.core, { now: w.now }));
     try {
       expect((await http.get(`/players/${tag.slice(1)}/log`)).status).toBe(422);
       const r = await http.get(`/players/${tag.slice(1)}/log?api_key=${key}`);
@@ -280,7 +273,9 @@ describe('after a restart', () => {
     expect((await h.bot.services.settings.guildsWithBoards()).length).toBe(boardsBefore);
     const view = m.components.flatMap((r) => ('components' in r ? (r.components as { custom_id?: string; type: number }[]) : [])).find((c) => c.type === 3)!;
     const rec = await h.send(h.fake.componentInteraction(m, view.custom_id!, { values: ['0'] }));
-    expect(rec.callbacks).toEqual([7]);
+    // the overview carries the club card: a file, so a deferred update and then the edit
+    expect(rec.callbacks).toEqual([6]);
+    expect(m.attachments.map((a) => a.filename)).toEqual(['club.png']);
     expect(m.embeds[0]!.title).toContain(tag);
     expect(m.embeds[0]!.title).not.toContain('members');
 

@@ -4,8 +4,6 @@
  * arrive as INTERACTION_CREATE. The game data is the simulated world behind the real StatsService.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createImageService, type ImageService } from '../src/core/images.ts';
-import { openHistory, type HistoryService } from '../src/core/history.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
 import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
 import type { InteractionRecord, StoredMessage } from './support/fake-discord.ts';
@@ -16,24 +14,17 @@ import { parseApiTime } from '../src/upstream/schemas.ts';
 
 const START = Date.UTC(2026, 5, 1, 12);
 let w: TestWorld;
-let images: ImageService;
-let history: HistoryService;
-let closeHistory: () => Promise<void>;
 let h: BotHarness;
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 beforeAll(async () => {
   w = await startWorld({ startMs: START });
-  images = createImageService({ config: w.config, stats: w.stats, workers: 1, now: w.now }).images;
-  ({ history, close: closeHistory } = await openHistory({ config: w.config, stats: w.stats, now: w.now }));
-  h = await startBotHarness({ ...w.core, images, history }, { now: w.now });
+  h = await startBotHarness(w.core, { now: w.now });
 });
 
 afterAll(async () => {
   await h?.close();
-  await closeHistory?.();
-  await images?.close();
   await w?.close();
 });
 
@@ -221,12 +212,12 @@ describe('/club, /ranking, /brawler, /events, /map, /help, /about', () => {
       w.clock.advance(24 * 3600_000);
       await w.stats.eventRotation();
     }
-    await history.flush();
+    await w.history.flush();
     const m = h.fake.answer(await slash('/events'));
     const rotation = w.sim.world.eventRotation(w.now());
     expect(m.embeds[0]!.description!.split('\n')).toHaveLength(rotation.length);
     expect(m.embeds[0]!.description).toMatch(/ends <t:\d+:R>/);
-    const upcoming = (await history.events()).data.upcoming;
+    const upcoming = (await w.history.events()).data.upcoming;
     const future = upcoming.filter((u) => parseApiTime(u.startTime) > w.now());
     expect(future.length).toBeGreaterThan(0);
     expect(m.embeds[1]!.title).toBe('🔮 Predicted next');
@@ -236,11 +227,11 @@ describe('/club, /ranking, /brawler, /events, /map, /help, /about', () => {
 
   it("shows a map's best brawlers from recorded battles, by win or use rate", async () => {
     for (let i = 70; i < 80; i++) await slash(`/player tag:${w.sim.world.playerTag(i)} view:battlelog`);
-    await history.flush();
+    await w.history.flush();
     const rec = h.fake.commandInteraction('/map name:', { guild: h.guild }, 'name');
     await h.send(rec);
     const pick = rec.choices![0]!;
-    const detail = (await history.map(Number(pick.value))).data;
+    const detail = (await w.history.map(Number(pick.value))).data;
     const m = h.fake.answer(await slash(`/map name:${pick.value}`));
     expect(m.embeds[0]!.title).toBe(`${detail.name} · ${pick.name.replace(/^.* \((.*)\)$/, '$1')}`);
     expect(m.embeds[0]!.description).toContain(`from ${detail.battles} recorded battle`);

@@ -5,31 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
-import { createImageService, type ImageService } from '../src/core/images.ts';
-import { openHistory } from '../src/core/history.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
 import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
 import type { StoredMessage } from './support/fake-discord.ts';
 
 const START = Date.UTC(2026, 5, 1, 12);
 let w: TestWorld;
-let images: ImageService;
 let h: BotHarness;
-let closeHistory: () => Promise<void>;
 
 beforeAll(async () => {
   w = await startWorld({ startMs: START, env: { RATE_LIMIT_FREE: '3' } });
-  images = createImageService({ config: w.config, stats: w.stats, workers: 1, now: w.now }).images;
   // The fake signs with real timestamps; the endpoint compares them with real time.
-  const opened = await openHistory({ config: w.config, stats: w.stats, now: w.now });
-  closeHistory = opened.close;
-  h = await startBotHarness({ ...w.core, images, history: opened.history }, { transport: 'http', config: { STARR_SECRET: 'http-test-secret-value' } });
+  h = await startBotHarness(w.core, { transport: 'http', config: { STARR_SECRET: 'http-test-secret-value' } });
 });
 
 afterAll(async () => {
   await h?.close();
-  await closeHistory?.();
-  await images?.close();
   await w?.close();
 });
 

@@ -4,7 +4,6 @@
  * first time, events with predictions, maps and their statistics, best builds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HistoryService } from '../src/core/history.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { backfill, clubsOf, samplePlayers } from '../src/poller/backfill.ts';
 import { HistoryStore } from '../src/store/history-store.ts';
@@ -19,16 +18,13 @@ const enc = (tag: string) => encodeURIComponent(tag);
 describe('history endpoints', () => {
   let w: TestWorld;
   let store: HistoryStore;
-  let history: HistoryService;
   let http: HttpClient;
   let key = '';
   let sample: string[] = [];
 
   beforeAll(async () => {
     w = await startWorld({ startMs: T0, players: 300, clubs: 30, env: { RATE_LIMIT_FREE: '100000', RATE_LIMIT_KEY: '100000' } });
-    store = await HistoryStore.open({ dir: w.dir });
-    history = new HistoryService({ store, stats: w.stats, config: w.config, now: w.now });
-    w.stats.observe(history.observer);
+    store = w.historyStore;
     sample = samplePlayers(w.sim.world, 6);
     await backfill({
       world: w.sim.world,
@@ -40,13 +36,11 @@ describe('history endpoints', () => {
       playerEveryMs: 30 * 60_000,
       clubEveryMs: 60 * 60_000,
     });
-    http = await serve(createHttpServer({ ...w.core, history }, { now: w.now }));
+    http = await serve(createHttpServer(w.core, { now: w.now }));
     key = (await w.core.keys.issue({ email: 'history@example.com', password: 'password1', ip: '127.0.0.1' })).key;
   });
   afterAll(async () => {
     await http?.close();
-    await history?.close();
-    await store?.close();
     await w?.close();
   });
 

@@ -27,9 +27,7 @@ interface Rig {
 
 async function rig(env: Record<string, string> = {}, clock?: (now: () => number) => PollerClock): Promise<Rig> {
   const w = await startWorld({ startMs: T0, players: 300, clubs: 30, env: { RANKING_COUNTRIES: '', ...env } });
-  const store = await HistoryStore.open({ dir: w.dir });
-  const history = new HistoryService({ store, stats: w.stats, config: w.config, now: w.now });
-  const stop = w.stats.observe(history.observer);
+  const { historyStore: store, history } = w;
   const poller = new Poller({
     stats: w.stats,
     history,
@@ -44,9 +42,6 @@ async function rig(env: Record<string, string> = {}, clock?: (now: () => number)
     poller,
     async close() {
       await poller.stop();
-      stop();
-      await history.close();
-      await store.close();
       await w.close();
     },
   };

@@ -31,8 +31,8 @@ describe('series and image records', () => {
 
   beforeAll(async () => {
     w = await startWorld({ startMs: T0, players: 200, clubs: 20 });
-    store = await HistoryStore.open({ dir: w.dir });
-    history = new HistoryService({ store, stats: w.stats, config: w.config, now: w.now });
+    store = w.historyStore;
+    history = w.history;
     records = historyRecords(history);
     // the strongest player who is in a club
     for (let i = 0; !club; i++) {
@@ -43,8 +43,6 @@ describe('series and image records', () => {
     await backfill({ world: w.sim.world, store, days: 4, nowMs: T0, playerTags: [tag, ...members], clubTags: [club], playerEveryMs: 2 * 3_600_000, clubEveryMs: 6 * 3_600_000 });
   });
   afterAll(async () => {
-    await history?.close();
-    await store?.close();
     await w?.close();
   });
 

@@ -2,19 +2,17 @@
  * The image and chart endpoints over real HTTP on 127.0.0.1, with the service composed as in
  * production (simulated world → UpstreamClient → StatsService → ImageService on the worker pool):
  * PNG bodies of the documented sizes, defaults, caching headers, 404 JSON for unknown tags and
- * pydantic-style 422 bodies for option, quality and dates. Recorded history comes from the fixture
- * world's records (what polling it every 6 hours for 60 days would have stored).
+ * pydantic-style 422 bodies for option, quality and dates. Recorded history is what the core
+ * itself recorded while answering.
  */
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImageService } from '../src/core/images.ts';
 import { parseChartDate } from '../src/http/routes/images.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { PLAYER_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
-import { RenderPool } from '../src/render/pool.ts';
-import { fixtureSubjects, fixtureWorld, T0, worldRecords } from './fixtures/render/cases.ts';
+import { fixtureSubjects, fixtureWorld, T0 } from './fixtures/render/cases.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
 
 interface Answer {
@@ -45,23 +43,18 @@ const world = fixtureWorld();
 const subjects = fixtureSubjects(world);
 const tag = (t: string) => encodeURIComponent(t);
 let w: TestWorld;
-let pool: RenderPool;
 let app: ReturnType<typeof createHttpServer>;
-let images: ImageService;
 
 beforeAll(async () => {
   // the same seed and size as the fixture world, so the records match the players served
   w = await startWorld({ startMs: T0, seed: world.seed, players: world.playerCount, clubs: world.clubCount, env: { RATE_LIMIT_FREE: '100000' } });
-  pool = new RenderPool({ size: 1 });
-  images = new ImageService({ stats: w.stats, records: worldRecords(world, T0), renderer: pool, now: w.now });
-  app = createHttpServer({ ...w.core, images }, { now: w.now });
+  app = createHttpServer(w.core, { now: w.now });
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = { port: (app.server.address() as AddressInfo).port };
 });
 
 afterAll(async () => {
   await app?.close();
-  await pool?.close();
   await w?.close();
 });
 
@@ -113,10 +106,10 @@ describe('image endpoints answer PNG', () => {
   });
 
   it('the same request twice renders once (content cache)', async () => {
-    const before = images.renders;
+    const before = w.images.renders;
     const a = await get(`/clubs/${tag(subjects.club)}/image?option=2&quality=low`);
     const b = await get(`/clubs/${tag(subjects.club)}/image?option=2&quality=low`);
-    expect(images.renders - before).toBeLessThanOrEqual(1);
+    expect(w.images.renders - before).toBeLessThanOrEqual(1);
     expect(b.body.equals(a.body)).toBe(true);
   });
 

@@ -16,14 +16,15 @@ import type {
 } from 'discord-api-types/v10';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { z } from 'zod';
-import type { BotCore, BotServices } from './services.ts';
+import type { Core } from '../core/index.ts';
+import type { BotServices } from './services.ts';
 import type { Format } from './format.ts';
 import { checkCommand, describeProblems } from './limits.ts';
 import type { GuildSettings, Premium } from './settings.ts';
 import type { ReplyView, Scalar } from './view.ts';
 
 export interface CommandContext {
-  core: BotCore;
+  core: Core;
   bot: BotServices;
   fmt: Format;
   user: { id: string; name: string };

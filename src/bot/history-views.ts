@@ -1,15 +1,12 @@
 /**
  * Views built on recorded history (logs, trophy pushes, best builds, predicted events, map
  * statistics), from the HistoryService's bodies through the pure builders of embeds/history.ts.
- * History is an optional part of the core: without it these views say so plainly, and the ones
- * that can fall back on live data (map names from the rotation) do.
  */
 import type { APIEmbed } from 'discord-api-types/v10';
 import { NotFoundError } from '../upstream/errors.ts';
 import { parseApiTime, type Brawler, type Player } from '../upstream/schemas.ts';
 import type { Choice, CommandContext } from './command.ts';
-import type { BotCore } from './services.ts';
-import type { HistoryReads } from './core-extras.ts';
+import type { Core } from '../core/index.ts';
 import { UserError } from './errors.ts';
 import type { UpcomingEvent } from './embeds/events.ts';
 import { LOG_LINES, bestBuildEmbedOf, logEmbedOf, mapEmbedOf, pushEmbedOf } from './embeds/history.ts';
@@ -21,8 +18,7 @@ import { Colour, type ReplyView } from './view.ts';
  * Keeps a linked player or a board's club polled (pin) or lets it go (unpin). Tracking is a side
  * effect: a failure is logged, never turned into a failed command.
  */
-export async function track(core: BotCore, on: boolean, kind: 'player' | 'club', tag: string, reason: string): Promise<void> {
-  if (!core.history) return;
+export async function track(core: Core, on: boolean, kind: 'player' | 'club', tag: string, reason: string): Promise<void> {
   try {
     await (on ? core.history.pin(kind, tag, reason) : core.history.unpin(kind, tag, reason));
   } catch (e) {
@@ -30,30 +26,24 @@ export async function track(core: BotCore, on: boolean, kind: 'player' | 'club',
   }
 }
 
-function history(ctx: CommandContext, what: string): HistoryReads {
-  if (!ctx.core.history) throw new UserError('Not available here', `${what} needs recorded history, and this bot runs without it.`, Colour.info);
-  return ctx.core.history;
-}
-
 export async function logEmbed(ctx: CommandContext, kind: 'player' | 'club', tag: string, name: string): Promise<APIEmbed> {
-  const h = history(ctx, kind === 'player' ? "A player's log" : "A club's log");
+  const h = ctx.core.history;
   const log = kind === 'player' ? await h.playerLog(tag, LOG_LINES) : await h.clubLog(tag, LOG_LINES);
   return logEmbedOf(kind, log.data, name, ctx.fmt);
 }
 
 export async function pushEmbed(ctx: CommandContext, p: Player): Promise<APIEmbed> {
-  const push = await history(ctx, 'The trophy push').playerPush(p.tag);
+  const push = await ctx.core.history.playerPush(p.tag);
   return pushEmbedOf(push.data, p.name, ctx.fmt);
 }
 
 export async function bestBuildEmbed(ctx: CommandContext, b: Brawler): Promise<APIEmbed> {
-  const build = await history(ctx, 'The best build').bestBuild(b.id);
+  const build = await ctx.core.history.bestBuild(b.id);
   return bestBuildEmbedOf(build.data, ctx.fmt);
 }
 
-/** Predicted next events, or undefined when nothing can be predicted (no history, or it failed). */
+/** Predicted next events, or undefined when the prediction failed. */
 export async function upcomingEvents(ctx: CommandContext): Promise<UpcomingEvent[] | undefined> {
-  if (!ctx.core.history) return undefined;
   try {
     const events = (await ctx.core.history.events()).data;
     return events.upcoming.map((e) => ({ mode: e.event.mode, map: e.event.map, startsAt: parseApiTime(e.startTime) }));
@@ -69,16 +59,9 @@ interface KnownMap {
   mode?: string;
 }
 
-/** Maps by name: every map history saw, or without history the ones running now. */
+/** Maps by name: every map history saw. */
 async function knownMaps(ctx: CommandContext): Promise<KnownMap[]> {
-  if (ctx.core.history) {
-    return (await ctx.core.history.maps()).data.items.flatMap((m) => (m.name ? [{ id: m.id, name: m.name, ...(m.mode ? { mode: m.mode } : {}) }] : []));
-  }
-  const seen = new Map<number, KnownMap>();
-  for (const e of (await ctx.core.stats.eventRotation()).data) {
-    if (e.event.map) seen.set(e.event.id, { id: e.event.id, name: e.event.map, ...(e.event.mode ? { mode: e.event.mode } : {}) });
-  }
-  return [...seen.values()];
+  return (await ctx.core.history.maps()).data.items.flatMap((m) => (m.name ? [{ id: m.id, name: m.name, ...(m.mode ? { mode: m.mode } : {}) }] : []));
 }
 
 /** Map choices for autocomplete (value: the map id as text). */
@@ -91,7 +74,7 @@ export async function mapChoices(ctx: CommandContext, typed: string): Promise<Ch
 }
 
 export async function mapView(ctx: CommandContext, name: string, sort: 'win' | 'use'): Promise<ReplyView> {
-  const h = history(ctx, 'Map statistics');
+  const h = ctx.core.history;
   const q = name.trim();
   const maps = await knownMaps(ctx);
   const found = /^\d+$/.test(q) ? maps.find((m) => m.id === Number(q)) : maps.find((m) => m.name.toLowerCase() === q.toLowerCase());

@@ -15,9 +15,10 @@ import type { CommandSet } from './command.ts';
 import { startGateway, type GatewayBot } from './gateway.ts';
 import { interactionsRoute } from './http.ts';
 import { Router, type RouterOptions } from './router.ts';
-import { createBotServices, type BotCore, type BotServices } from './services.ts';
+import type { Core } from '../core/index.ts';
+import { createBotServices, type BotServices } from './services.ts';
 
-export type { BotCore, BotServices } from './services.ts';
+export type { BotServices } from './services.ts';
 
 export interface BotOptions extends RouterOptions {
   commands?: CommandSet;
@@ -41,11 +42,11 @@ export interface Bot {
 }
 
 /** The REST client of the bot: DISCORD_API_URL as base, the bot token when there is one. */
-export function botRest(core: BotCore): REST {
+export function botRest(core: Core): REST {
   return discordRest(core.config.DISCORD_API_URL, core.config.DISCORD_TOKEN);
 }
 
-export async function createBot(core: BotCore, opts: BotOptions = {}): Promise<Bot> {
+export async function createBot(core: Core, opts: BotOptions = {}): Promise<Bot> {
   const services = await createBotServices(core, opts);
   const router = new Router(core, services, opts);
   const { DISCORD_TOKEN, DISCORD_PUBLIC_KEY, DISCORD_API_URL } = core.config;

@@ -23,7 +23,7 @@ import { track } from './history-views.ts';
 import type { LinkStore } from './links.ts';
 import { missingBoardPermissions } from './permissions.ts';
 import { renderView, type RenderedMessage } from './render.ts';
-import type { BotCore } from './services.ts';
+import type { Core } from '../core/index.ts';
 import type { Board, BoardSource, GuildSettings, GuildSettingsStore, Premium } from './settings.ts';
 import { Colour, type ReplyView } from './view.ts';
 
@@ -69,7 +69,7 @@ export class Leaderboards {
   private running: Promise<unknown> | undefined;
 
   constructor(
-    private readonly core: BotCore,
+    private readonly core: Core,
     private readonly deps: LeaderboardDeps,
   ) {}
 

@@ -21,7 +21,8 @@ import { format } from './format.ts';
 import { LIMITS } from './limits.ts';
 import { truncate } from './fit.ts';
 import { renderView, type RenderedMessage } from './render.ts';
-import type { BotCore, BotServices } from './services.ts';
+import type { Core } from '../core/index.ts';
+import type { BotServices } from './services.ts';
 import { NO_PREMIUM } from './settings.ts';
 import { Colour, notice, type ReplyView, type Scalar } from './view.ts';
 
@@ -110,7 +111,7 @@ export class Router {
   private readonly log: Logger;
 
   constructor(
-    private readonly core: BotCore,
+    private readonly core: Core,
     private readonly bot: BotServices,
     opts: RouterOptions = {},
   ) {

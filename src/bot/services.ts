@@ -3,11 +3,7 @@
  * settings, links, component state), the key vault, cooldowns and the leaderboard service.
  * The transports (gateway, HTTP endpoint, `starr try`) share one of these.
  */
-import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
-import type { KeyvStores } from '../store/keyv.ts';
-import type { ApiKeyStore } from '../store/apikeys.ts';
-import type { UpstreamReads } from '../core/types.ts';
+import type { Core } from '../core/index.ts';
 import { loadCommands, type CommandSet } from './command.ts';
 import { ComponentStore } from './components.ts';
 import { Leaderboards } from './leaderboards.ts';
@@ -15,18 +11,6 @@ import { LinkStore } from './links.ts';
 import { Cooldowns } from './router.ts';
 import { KeyVault } from './secrets.ts';
 import { GuildSettingsStore } from './settings.ts';
-import type { HistoryReads, ImageMaker } from './core-extras.ts';
-
-/** The parts of the service core the bot uses (the lead's `Core` fits). */
-export interface BotCore {
-  config: Config;
-  logger: Logger;
-  stores: KeyvStores;
-  stats: UpstreamReads;
-  keys: Pick<ApiKeyStore, 'verify' | 'issueForDiscordUser' | 'revoke'>;
-  history?: HistoryReads;
-  images?: ImageMaker;
-}
 
 export interface BotServices {
   commands: CommandSet;
@@ -44,7 +28,7 @@ export interface BotServicesOptions {
   now?: () => number;
 }
 
-export async function createBotServices(core: BotCore, opts: BotServicesOptions = {}): Promise<BotServices> {
+export async function createBotServices(core: Core, opts: BotServicesOptions = {}): Promise<BotServices> {
   const now = opts.now ?? Date.now;
   const vault = new KeyVault(core.config.STARR_SECRET);
   const settings = new GuildSettingsStore(core.stores.namespace('guilds'), vault, core.keys);

@@ -11,7 +11,7 @@ import type { CliIo } from '../cli.ts';
 import { loadCliConfig, parseArgs, readArgs, UsageError } from './args.ts';
 import { usesSimulator } from '../config.ts';
 import { createLogger } from '../log.ts';
-import { openCore } from '../app.ts';
+import { openCore } from '../core/open.ts';
 import { createBot } from '../bot/index.ts';
 import { InvocationError } from '../bot/invocation.ts';
 import { NoSuchComponentError, pressLocal, runLocal, type LocalResponder, type LocalUser } from '../bot/local.ts';

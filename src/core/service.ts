@@ -44,7 +44,7 @@ export const RESOURCES: readonly Resource[] = ['player', 'battlelog', 'club', 'r
 
 export type FetchedKind = 'player' | 'battlelog' | 'club' | 'rankings' | 'rotation' | 'brawlers';
 
-/** Hook for the history workstream (CONTRACTS.md). Called synchronously; must not throw or block. */
+/** What the StatsService tells its observer (history records what it is told). Called synchronously; must not throw or block. */
 export interface CoreObserver {
   /** a user looked something up (HTTP or bot): history makes it tracked */
   viewed?(kind: 'player' | 'club', tag: string): void;

@@ -1,7 +1,7 @@
 /**
  * The one declarative route helper of the HTTP API.
  *
- * HOW TO ADD AN ENDPOINT (history, render and bot workstreams: read this)
+ * How to add an endpoint:
  *
  *   // src/http/routes/maps.ts
  *   import { z } from 'zod';
@@ -21,7 +21,7 @@
  *       cacheable: true,                          // Cache-Control/ETag/Age/304/stale headers from a Fetched<T>
  *       response: MapSchema,                      // zod schema of the 200 body (OpenAPI)
  *       notFound: 'Map not found',                // detail of the 404 when the core throws NotFoundError
- *       handler: async ({ params, query, core }) => cached(await core.history!.map(params.mapId), (m) => view(m, query.limit)),
+ *       handler: async ({ params, query, core }) => cached(await core.history.map(params.mapId), (m) => view(m, query.limit)),
  *     }),
  *   ]);
  *
@@ -44,37 +44,20 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import type { Fetched, UpstreamReads } from '../core/types.ts';
-import type { Logger } from '../log.ts';
-import type { ApiKeyInfo, ApiKeyStore } from '../store/apikeys.ts';
-import type { KeyvStores } from '../store/keyv.ts';
+import type { Core, Fetched } from '../core/index.ts';
+import type { ApiKeyInfo } from '../store/apikeys.ts';
 import type { MetricsRegistry } from './metrics.ts';
 import { apiKeyParam } from './params.ts';
 import { compileShape, RequestValidationError, type Shape, type ValidationIssue } from './pydantic.ts';
 
 // ------------------------------------------------------------------ what handlers see
 
-/**
- * The parts of the service core the HTTP API uses (the lead's `Core` of src/core/index.ts fits).
- * `history` and `images` are typed by their owners' route files.
- */
-export interface HttpCore {
-  config: Config;
-  logger: Logger;
-  stores: KeyvStores;
-  stats: UpstreamReads;
-  keys: ApiKeyStore;
-  history?: unknown;
-  images?: unknown;
-}
-
 export type Auth = { kind: 'free'; ip: string } | { kind: 'key'; ip: string; key: ApiKeyInfo };
 
 export interface HandlerContext<P extends Shape, Q extends Shape> {
   params: z.output<z.ZodObject<P>>;
   query: z.output<z.ZodObject<Q>>;
-  core: HttpCore;
+  core: Core;
   auth: Auth;
   request: FastifyRequest;
   /** the server's clock (epoch ms) */
@@ -192,7 +175,7 @@ export const responseSpec = (r: RouteSpec['response']): ResponseSpec => (r insta
 
 /** What the server decorates the instance with; route groups read it. */
 export interface HttpRuntime {
-  core: HttpCore;
+  core: Core;
   now(): number;
   /** every route registered with this helper, in registration order (for OpenAPI) */
   routes: RouteDef[];

@@ -1,5 +1,5 @@
 /**
- * The HTTP statistics API: a fastify instance over the service core (not listening; app.ts calls
+ * The HTTP statistics API: a fastify instance over the service core (not listening; src/app.ts calls
  * listen, tests call inject or listen on port 0).
  *
  * Every request goes through the same steps: rate limit (per API key, or per client IP on the
@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import { usesSimulator } from '../config.ts';
+import type { Core } from '../core/index.ts';
 import type { Logger } from '../log.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitState } from '../store/ratelimit.ts';
 import { isUpstreamError, type UpstreamError } from '../upstream/errors.ts';
@@ -19,7 +20,7 @@ import { docs } from './docs.ts';
 import { MetricsRegistry } from './metrics.ts';
 import { RequestValidationError, errors as pyErrors } from './pydantic.ts';
 import { parseQuery, redactUrl } from './querystring.ts';
-import { HttpError, type Auth, type HttpCore, type HttpRuntime, type RouteDef } from './route.ts';
+import { HttpError, type Auth, type HttpRuntime, type RouteDef } from './route.ts';
 import brawlers from './routes/brawlers.ts';
 import events from './routes/events.ts';
 import clubs from './routes/clubs.ts';
@@ -135,7 +136,7 @@ function patternOf(url: string): RegExp {
   return new RegExp(`^${body}/?$`);
 }
 
-export function createHttpServer(core: HttpCore, opts: HttpServerOptions = {}): FastifyInstance {
+export function createHttpServer(core: Core, opts: HttpServerOptions = {}): FastifyInstance {
   const now = opts.now ?? Date.now;
   const metrics = opts.metrics ?? new MetricsRegistry();
   const limiter = opts.limiter ?? createRateLimiter(core.stores, { now });

@@ -8,8 +8,8 @@ import { discordRest } from '../../src/bot/discord-rest.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config.ts';
 import { createHttpServer } from '../../src/http/server.ts';
-import type { HttpCore } from '../../src/http/route.ts';
-import { createBot, type Bot, type BotCore, type BotOptions } from '../../src/bot/index.ts';
+import type { Core } from '../../src/core/index.ts';
+import { createBot, type Bot, type BotOptions } from '../../src/bot/index.ts';
 import { loadCommands } from '../../src/bot/command.ts';
 import { deployCommands } from '../../src/bot/deploy.ts';
 import { FakeDiscord, type FakeGuild, type InteractionRecord } from './fake-discord.ts';
@@ -17,7 +17,7 @@ import { FakeDiscord, type FakeGuild, type InteractionRecord } from './fake-disc
 export interface BotHarness {
   fake: FakeDiscord;
   bot: Bot;
-  core: BotCore;
+  core: Core;
   /** POST /interactions URL when the HTTP transport is on */
   endpoint?: string;
   guild: FakeGuild;
@@ -34,10 +34,7 @@ export interface HarnessOptions extends BotOptions {
   shardCount?: number;
 }
 
-/** The core of test/support/world.ts: the bot's parts plus what the HTTP API takes. */
-export type HarnessCore = BotCore & Pick<HttpCore, 'keys'>;
-
-export async function startBotHarness(core: HarnessCore, opts: HarnessOptions = {}): Promise<BotHarness> {
+export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Promise<BotHarness> {
   const fake = await FakeDiscord.start();
   const guild = fake.addGuild({ name: 'Starr Test Server', channels: [{ name: 'general' }, { name: 'boards' }] });
   const transport = opts.transport ?? 'gateway';
@@ -48,7 +45,7 @@ export async function startBotHarness(core: HarnessCore, opts: HarnessOptions = 
     DISCORD_PUBLIC_KEY: transport === 'http' ? fake.publicKeyHex : undefined,
     ...opts.config,
   } as Config;
-  const botCore: HarnessCore = { ...core, config };
+  const botCore: Core = { ...core, config };
   const commands = opts.commands ?? (await loadCommands());
   const rest = discordRest(fake.apiUrl, fake.token);
   await deployCommands({ rest, appId: fake.appId, guildId: guild.id, definitions: commands.definitions() });

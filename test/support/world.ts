@@ -1,7 +1,8 @@
 /**
- * The service as production composes it, over the simulated world: startSim → UpstreamClient →
- * StatsService (keyv 'cache' on a temporary SQLite file, or Redis) → ApiKeyStore. Returns the core
- * the front doors take, the sim (world model, virtual clock, faults) and one `close()`.
+ * The service as production composes it (openCore, src/core/open.ts), over a simulated world this
+ * helper starts with a virtual clock and a temporary DATA_DIR. Returns the core the front doors
+ * take, the running services behind it, the sim (world model, virtual clock, faults) and one
+ * `close()`.
  *
  *   const w = await startWorld({ startMs: Date.UTC(2026, 5, 1), env: { RATE_LIMIT_FREE: '3' } });
  *   const app = createHttpServer(w.core, { now: w.now });
@@ -15,28 +16,35 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createStatsService, type StatsService } from '../../src/core/service.ts';
-import { upstreamAttemptRecorder, type MetricsRegistry } from '../../src/http/metrics.ts';
+import type { Core } from '../../src/core/index.ts';
+import type { HistoryService } from '../../src/core/history.ts';
+import type { ImageService } from '../../src/core/images.ts';
+import { openCore } from '../../src/core/open.ts';
+import type { StatsService } from '../../src/core/service.ts';
+import type { MetricsRegistry } from '../../src/http/metrics.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { SimClock, startSim, type FaultConfig, type SimServer, type VirtualClock } from '../../src/sim/index.ts';
-import { ApiKeyStore } from '../../src/store/apikeys.ts';
-import { openKeyvStores, type KeyvStores } from '../../src/store/keyv.ts';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.ts';
+import type { ApiKeyStore } from '../../src/store/apikeys.ts';
+import type { HistoryStore } from '../../src/store/history-store.ts';
+import type { KeyvStores } from '../../src/store/keyv.ts';
+import type { UpstreamClient } from '../../src/upstream/client.ts';
 
 export interface WorldOptions {
   /** freeze the virtual clock at this instant (epoch ms); default: real time */
   startMs?: number;
-  /** settings as environment strings (RATE_LIMIT_FREE, UPSTREAM_RETRIES, ...); nothing is read from process.env */
+  /** settings as environment strings (RATE_LIMIT_FREE, CACHE_URL, ...); nothing is read from process.env */
   env?: Record<string, string>;
   seed?: string;
   players?: number;
   clubs?: number;
   faults?: Partial<FaultConfig>;
-  /** cache store URL; default a SQLite file in a temporary folder */
+  /** cache store URL (CACHE_URL); default a SQLite file in the temporary DATA_DIR */
   cacheUrl?: string;
   /** counters for the core and the upstream client (the HTTP server's registry, as in production) */
   metrics?: MetricsRegistry;
   logger?: Logger;
+  /** render worker threads (default one: tests share the machine; 0: the pool's own choice) */
+  renderWorkers?: number;
 }
 
 export interface TestWorld {
@@ -45,12 +53,15 @@ export interface TestWorld {
   /** the virtual clock's now, for every component that takes one */
   now: () => number;
   config: Config;
+  /** what createHttpServer, createBot and the CLI take */
+  core: Core;
   stores: KeyvStores;
   upstream: UpstreamClient;
   stats: StatsService;
   keys: ApiKeyStore;
-  /** what createHttpServer and the bot take */
-  core: { config: Config; logger: Logger; stores: KeyvStores; stats: StatsService; keys: ApiKeyStore };
+  history: HistoryService;
+  historyStore: HistoryStore;
+  images: ImageService;
   /** temporary folder (DATA_DIR), removed by close() */
   dir: string;
   close(): Promise<void>;
@@ -61,47 +72,56 @@ const TEST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
 export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'starr-world-'));
-  const config = loadConfig({
-    DATA_DIR: dir,
-    // The upstream budget protects the real API; the simulated one takes what tests send.
-    UPSTREAM_RPS: '10000',
-    ...opts.env,
-  });
-  const logger = opts.logger ?? silentLogger;
-  const clock: VirtualClock = new SimClock(opts.startMs);
-  const now = () => clock.now();
-  const sim = await startSim({
-    seed: opts.seed ?? config.SIM_SEED,
-    players: opts.players ?? 300,
-    clubs: opts.clubs ?? 30,
-    clock,
-    ...(opts.faults ? { faults: opts.faults } : {}),
-  });
-  const stores = openKeyvStores(opts.cacheUrl ?? `sqlite://${join(dir, 'cache.sqlite')}`);
-  const upstream = createUpstreamClient(
-    config,
-    { baseUrl: sim.url, tokens: [sim.token], kind: 'simulated' },
-    { logger, ...(opts.metrics ? { onAttempt: upstreamAttemptRecorder(opts.metrics) } : {}) },
-  );
-  const stats = createStatsService(config, { upstream, stores, now, logger, ...(opts.metrics ? { metrics: opts.metrics } : {}) });
-  const keys = ApiKeyStore.open(stores, { scrypt: TEST_SCRYPT, now });
-  return {
-    sim,
-    clock,
-    now,
-    config,
-    stores,
-    upstream,
-    stats,
-    keys,
-    core: { config, logger, stores, stats, keys },
-    dir,
-    async close() {
-      await stats.close();
-      await upstream.close();
-      await sim.close();
-      await stores.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  let sim: SimServer | undefined;
+  try {
+    const config = loadConfig({
+      DATA_DIR: dir,
+      // The upstream budget protects the real API; the simulated one takes what tests send.
+      UPSTREAM_RPS: '10000',
+      ...(opts.cacheUrl ? { CACHE_URL: opts.cacheUrl } : {}),
+      ...opts.env,
+    });
+    const clock: VirtualClock = new SimClock(opts.startMs);
+    const now = () => clock.now();
+    sim = await startSim({
+      seed: opts.seed ?? config.SIM_SEED,
+      players: opts.players ?? 300,
+      clubs: opts.clubs ?? 30,
+      clock,
+      ...(opts.faults ? { faults: opts.faults } : {}),
+    });
+    const opened = await openCore(config, {
+      logger: opts.logger ?? silentLogger,
+      sim,
+      now,
+      scrypt: TEST_SCRYPT,
+      renderWorkers: opts.renderWorkers ?? 1,
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    });
+    const started = sim;
+    return {
+      sim: started,
+      clock,
+      now,
+      config,
+      core: opened.core,
+      stores: opened.stores,
+      upstream: opened.upstream,
+      stats: opened.stats,
+      keys: opened.keys,
+      history: opened.history,
+      historyStore: opened.historyStore,
+      images: opened.images,
+      dir,
+      async close() {
+        await opened.close();
+        await started.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await sim?.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
 }

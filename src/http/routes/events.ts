@@ -2,7 +2,6 @@
 import { Events, MapDetail, MapList } from '../../core/history-schemas.ts';
 import { idParam } from '../params.ts';
 import { cached, defineRoute, routeGroup } from '../route.ts';
-import { historyOf } from './search.ts';
 
 export default routeGroup('events', [
   defineRoute({
@@ -15,7 +14,7 @@ export default routeGroup('events', [
     tags: ['Events and maps'],
     cacheable: true,
     response: Events,
-    handler: async ({ core }) => cached(await historyOf(core).events()),
+    handler: async ({ core }) => cached(await core.history.events()),
   }),
   defineRoute({
     method: 'GET',
@@ -26,7 +25,7 @@ export default routeGroup('events', [
     tags: ['Events and maps'],
     cacheable: true,
     response: MapList,
-    handler: async ({ core }) => cached(await historyOf(core).maps()),
+    handler: async ({ core }) => cached(await core.history.maps()),
   }),
   defineRoute({
     method: 'GET',
@@ -40,6 +39,6 @@ export default routeGroup('events', [
     cacheable: true,
     response: MapDetail,
     notFound: 'Map not found',
-    handler: async ({ core, params }) => cached(await historyOf(core).map(params.mapId)),
+    handler: async ({ core, params }) => cached(await core.history.map(params.mapId)),
   }),
 ]);

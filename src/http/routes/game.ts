@@ -1,10 +1,11 @@
 /** GET /game (the list of CSV game-data files) and GET /game/{file} (one file, text/csv). */
 import { z } from 'zod';
 import { GameData, GAME_FILES, type GameFiles } from '../gamedata.ts';
-import { cached, defineRoute, HttpError, routeGroup, type HttpCore, type HttpRuntime } from '../route.ts';
+import { cached, defineRoute, HttpError, routeGroup, type HttpRuntime } from '../route.ts';
 import { GameFileList } from '../schemas.ts';
+import type { Core } from '../../core/index.ts';
 
-const instances = new WeakMap<HttpCore, GameData>();
+const instances = new WeakMap<Core, GameData>();
 function gameData(rt: HttpRuntime): GameData {
   let g = instances.get(rt.core);
   if (!g) {

@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { BestBuild, ClubHistory, ClubLog, PlayerHistory, PlayerLog, PlayerPush } from '../../core/history-schemas.ts';
 import { idParam, tagParam } from '../params.ts';
 import { cached, defineRoute, routeGroup } from '../route.ts';
-import { historyOf } from './search.ts';
 
 const limit = (what: string) => ({ limit: z.int().default(25).meta({ description: `${what} to return, newest first` }) });
 const tracked = 'Looking a player or club up here keeps it tracked (polled) for TRACK_DAYS days.';
@@ -26,7 +25,7 @@ export default routeGroup('history', [
     cacheable: true,
     response: PlayerLog,
     notFound: 'Player not found',
-    handler: async ({ core, params, query }) => cached(await historyOf(core).playerLog(params.tag, query.limit)),
+    handler: async ({ core, params, query }) => cached(await core.history.playerLog(params.tag, query.limit)),
   }),
   defineRoute({
     method: 'GET',
@@ -41,7 +40,7 @@ export default routeGroup('history', [
     cacheable: true,
     response: PlayerHistory,
     notFound: 'Player not found',
-    handler: async ({ core, params, query }) => cached(await historyOf(core).playerHistory(params.tag, query.limit)),
+    handler: async ({ core, params, query }) => cached(await core.history.playerHistory(params.tag, query.limit)),
   }),
   defineRoute({
     method: 'GET',
@@ -55,7 +54,7 @@ export default routeGroup('history', [
     cacheable: true,
     response: PlayerPush,
     notFound: 'Player not found',
-    handler: async ({ core, params }) => cached(await historyOf(core).playerPush(params.tag)),
+    handler: async ({ core, params }) => cached(await core.history.playerPush(params.tag)),
   }),
   defineRoute({
     method: 'GET',
@@ -70,7 +69,7 @@ export default routeGroup('history', [
     cacheable: true,
     response: ClubLog,
     notFound: 'Club not found',
-    handler: async ({ core, params, query }) => cached(await historyOf(core).clubLog(params.tag, query.limit)),
+    handler: async ({ core, params, query }) => cached(await core.history.clubLog(params.tag, query.limit)),
   }),
   defineRoute({
     method: 'GET',
@@ -85,7 +84,7 @@ export default routeGroup('history', [
     cacheable: true,
     response: ClubHistory,
     notFound: 'Club not found',
-    handler: async ({ core, params, query }) => cached(await historyOf(core).clubHistory(params.tag, query.limit)),
+    handler: async ({ core, params, query }) => cached(await core.history.clubHistory(params.tag, query.limit)),
   }),
   defineRoute({
     method: 'GET',
@@ -100,6 +99,6 @@ export default routeGroup('history', [
     cacheable: true,
     response: BestBuild,
     notFound: 'Brawler not found',
-    handler: async ({ core, params }) => cached(await historyOf(core).bestBuild(params.brawlerId)),
+    handler: async ({ core, params }) => cached(await core.history.bestBuild(params.brawlerId)),
   }),
 ]);

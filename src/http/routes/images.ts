@@ -2,7 +2,7 @@
  * GET /players/{tag}/image, /clubs/{tag}/image, /players/{tag}/chart, /clubs/{tag}/chart → image/png.
  */
 import { z } from 'zod';
-import type { ChartRange, ImageResult, ImageService } from '../../core/images.ts';
+import type { ChartRange, ImageResult } from '../../core/images.ts';
 import {
   CLUB_CHART_OPTIONS,
   CLUB_IMAGE_OPTIONS,
@@ -15,7 +15,7 @@ import { QUALITY_SCALE, type Quality } from '../../render/draw.ts';
 import { RenderBusyError } from '../../render/pool.ts';
 import { tagParam } from '../params.ts';
 import { errors, pydanticCheck, RequestValidationError } from '../pydantic.ts';
-import { defineRoute, freshnessHeaders, HttpError, raw, routeGroup, type HttpCore } from '../route.ts';
+import { defineRoute, freshnessHeaders, HttpError, raw, routeGroup } from '../route.ts';
 
 // ------------------------------------------------------------------ dates
 
@@ -91,11 +91,6 @@ const png = {
     'A PNG picture. Sizes at quality high are listed with each option; low and medium scale them by 0.5 and 0.75.',
 };
 
-function images(core: HttpCore): ImageService {
-  if (!core.images) throw new HttpError(503, 'Images are not available on this server.');
-  return core.images as ImageService;
-}
-
 async function reply(work: Promise<ImageResult>) {
   try {
     const r = await work;
@@ -127,7 +122,7 @@ export default routeGroup('images', [
     query: { option: option(PLAYER_IMAGE_OPTIONS, 1), quality },
     response: png,
     notFound: 'Player not found',
-    handler: async ({ core, params, query }) => reply(images(core).playerImage(params.tag, query.option, query.quality)),
+    handler: async ({ core, params, query }) => reply(core.images.playerImage(params.tag, query.option, query.quality)),
   }),
   defineRoute({
     method: 'GET',
@@ -142,7 +137,7 @@ export default routeGroup('images', [
     query: { option: option(PLAYER_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
     response: png,
     notFound: 'Player not found',
-    handler: async ({ core, params, query }) => reply(images(core).playerChart(params.tag, query.option, chartRange(query))),
+    handler: async ({ core, params, query }) => reply(core.images.playerChart(params.tag, query.option, chartRange(query))),
   }),
   defineRoute({
     method: 'GET',
@@ -155,7 +150,7 @@ export default routeGroup('images', [
     query: { option: option(CLUB_IMAGE_OPTIONS, 2), quality },
     response: png,
     notFound: 'Club not found',
-    handler: async ({ core, params, query }) => reply(images(core).clubImage(params.tag, query.option, query.quality)),
+    handler: async ({ core, params, query }) => reply(core.images.clubImage(params.tag, query.option, query.quality)),
   }),
   defineRoute({
     method: 'GET',
@@ -168,6 +163,6 @@ export default routeGroup('images', [
     query: { option: option(CLUB_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
     response: png,
     notFound: 'Club not found',
-    handler: async ({ core, params, query }) => reply(images(core).clubChart(params.tag, query.option, chartRange(query))),
+    handler: async ({ core, params, query }) => reply(core.images.clubChart(params.tag, query.option, chartRange(query))),
   }),
 ]);

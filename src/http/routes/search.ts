@@ -1,14 +1,7 @@
 /** GET /players/search, GET /clubs/search: names of every player and club Starr Stats has seen. */
 import { z } from 'zod';
-import type { HistoryService } from '../../core/history.ts';
 import { ClubSearchPage, PlayerSearchPage } from '../../core/history-schemas.ts';
-import { cached, defineRoute, HttpError, routeGroup, type HttpCore } from '../route.ts';
-
-/** The history service of the core; 503 in a deployment composed without one. */
-export function historyOf(core: HttpCore): HistoryService {
-  if (!core.history) throw new HttpError(503, 'Recorded history is not available on this server', { 'retry-after': '60' });
-  return core.history as HistoryService;
-}
+import { cached, defineRoute, routeGroup } from '../route.ts';
 
 const searchQuery = {
   name: z.string().min(2).meta({
@@ -34,7 +27,7 @@ export default routeGroup('search', [
     query: searchQuery,
     cacheable: true,
     response: PlayerSearchPage,
-    handler: async ({ core, query }) => cached(await historyOf(core).searchPlayers(query.name, query.limit, query.offset)),
+    handler: async ({ core, query }) => cached(await core.history.searchPlayers(query.name, query.limit, query.offset)),
   }),
   defineRoute({
     method: 'GET',
@@ -46,6 +39,6 @@ export default routeGroup('search', [
     query: searchQuery,
     cacheable: true,
     response: ClubSearchPage,
-    handler: async ({ core, query }) => cached(await historyOf(core).searchClubs(query.name, query.limit, query.offset)),
+    handler: async ({ core, query }) => cached(await core.history.searchClubs(query.name, query.limit, query.offset)),
   }),
 ]);

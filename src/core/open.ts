@@ -1,0 +1,144 @@
+/**
+ * `openCore`: the one way to build a `Core` (src/core/index.ts), for the app, the CLI and the tests.
+ *
+ *   stores → upstream (the simulated world when no token is set) → StatsService → API keys
+ *   → history (observing the StatsService) → images (over history)
+ *
+ * Tests pass a simulated world they started themselves (a virtual clock, faults) and its clock;
+ * everything else is built exactly as in production.
+ */
+import { cacheUrl, usesSimulator, type Config } from '../config.ts';
+import { MetricsRegistry, upstreamAttemptRecorder } from '../http/metrics.ts';
+import { createLogger, type Logger } from '../log.ts';
+import type { SimServer } from '../sim/index.ts';
+import { ApiKeyStore, type ScryptParams } from '../store/apikeys.ts';
+import type { HistoryStore } from '../store/history-store.ts';
+import { openKeyvStores, type KeyvStores } from '../store/keyv.ts';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/client.ts';
+import { openHistory, type HistoryService } from './history.ts';
+import { historyRecords } from './history-records.ts';
+import { createImageService, type ImageService } from './images.ts';
+import type { Core } from './index.ts';
+import { createStatsService, type StatsService } from './service.ts';
+
+export interface CoreOptions {
+  logger?: Logger;
+  /** render worker threads (default: the pool's own choice) */
+  renderWorkers?: number;
+  /** counters of the core and the upstream client (the HTTP server's registry); default a new one */
+  metrics?: MetricsRegistry;
+  /**
+   * A simulated world already running, used instead of the configuration's upstream; its owner
+   * closes it. Tests pass one with a virtual clock or faults.
+   */
+  sim?: SimServer;
+  /** the clock of every part (epoch ms); default real time */
+  now?: () => number;
+  /** scrypt cost of new API passwords (default: ApiKeyStore's production cost) */
+  scrypt?: ScryptParams;
+}
+
+/** A core and the running services behind it, for the parts that drive them (poller, backfill). */
+export interface OpenCore {
+  core: Core;
+  stats: StatsService;
+  history: HistoryService;
+  images: ImageService;
+  keys: ApiKeyStore;
+  stores: KeyvStores;
+  upstream: UpstreamClient;
+  /** the simulated world, when no official token is configured (or the one passed in) */
+  sim: SimServer | null;
+  historyStore: HistoryStore;
+  metrics: MetricsRegistry;
+  close(): Promise<void>;
+}
+
+/** Shutdown steps, run once in reverse order of registration; a failing step is logged and the rest still run. */
+export class ShutdownSteps {
+  private steps: (() => Promise<void>)[] = [];
+  constructor(private readonly logger: Logger) {}
+  push(step: () => Promise<void>): void {
+    this.steps.push(step);
+  }
+  async close(): Promise<void> {
+    const steps = this.steps.reverse();
+    this.steps = [];
+    for (const step of steps) {
+      try {
+        await step();
+      } catch (e) {
+        this.logger.error({ err: e }, 'error while shutting down');
+      }
+    }
+  }
+}
+
+export async function openCore(config: Config, opts: CoreOptions = {}): Promise<OpenCore> {
+  const logger = opts.logger ?? createLogger(config);
+  const metrics = opts.metrics ?? new MetricsRegistry();
+  const now = opts.now;
+  const closers = new ShutdownSteps(logger);
+  const close = () => closers.close();
+  try {
+    const stores = openKeyvStores(cacheUrl(config));
+    closers.push(() => stores.close());
+
+    let sim: SimServer | null = opts.sim ?? null;
+    let upstream: UpstreamClient;
+    const extra = { logger: logger.child({ component: 'upstream' }), onAttempt: upstreamAttemptRecorder(metrics) };
+    if (!sim && usesSimulator(config)) {
+      const { startSim } = await import('../sim/index.ts');
+      const started = await startSim({ seed: config.SIM_SEED, players: config.SIM_PLAYERS, clubs: config.SIM_CLUBS });
+      closers.push(() => started.close());
+      sim = started;
+      logger.info(
+        `No BRAWLSTARS_API_TOKEN set: using the simulated game world at ${sim.url} (seed "${config.SIM_SEED}", ` +
+          `${config.SIM_PLAYERS} players, ${config.SIM_CLUBS} clubs). Set the token to use the official API.`,
+      );
+    }
+    if (sim) {
+      upstream = createUpstreamClient(config, { baseUrl: sim.url, tokens: [sim.token], kind: 'simulated' }, extra);
+    } else {
+      upstream = createUpstreamClient(config, { kind: 'official' }, extra);
+      logger.info({ url: config.BRAWLSTARS_API_URL, tokens: config.BRAWLSTARS_API_TOKEN.length }, 'using the official Brawl Stars API');
+    }
+    closers.push(() => upstream.close());
+
+    const stats = createStatsService(config, { upstream, stores, logger: logger.child({ component: 'core' }), metrics, ...(now ? { now } : {}) });
+    closers.push(() => stats.close());
+
+    const keys = ApiKeyStore.open(stores, { ...(opts.scrypt ? { scrypt: opts.scrypt } : {}), ...(now ? { now } : {}) });
+
+    const opened = await openHistory({ config, stats, logger: logger.child({ component: 'history' }), ...(now ? { now } : {}) });
+    closers.push(() => opened.close());
+    const { history } = opened;
+
+    const { images } = createImageService({
+      config,
+      stats,
+      records: historyRecords(history),
+      logger: logger.child({ component: 'render' }),
+      ...(opts.renderWorkers ? { workers: opts.renderWorkers } : {}),
+      ...(now ? { now } : {}),
+    });
+    closers.push(() => images.close());
+
+    return {
+      core: { config, logger, stores, stats, keys, history, images },
+      stats,
+      history,
+      images,
+      keys,
+      stores,
+      upstream,
+      sim,
+      historyStore: opened.store,
+      metrics,
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
