@@ -273,8 +273,10 @@ describe('after a restart', () => {
     expect((await h.bot.services.settings.guildsWithBoards()).length).toBe(boardsBefore);
     const view = m.components.flatMap((r) => ('components' in r ? (r.components as { custom_id?: string; type: number }[]) : [])).find((c) => c.type === 3)!;
     const rec = await h.send(h.fake.componentInteraction(m, view.custom_id!, { values: ['0'] }));
-    // the overview carries the club card: a file, so a deferred update and then the edit
-    expect(rec.callbacks).toEqual([6]);
+    // One update of the message: inline (7) when the club card is drawn quickly, deferred (6) then
+    // edited when drawing it takes longer than the deferral delay — both are the same answer.
+    expect(rec.callbacks).toHaveLength(1);
+    expect([6, 7]).toContain(rec.callbacks[0]);
     expect(m.attachments.map((a) => a.filename)).toEqual(['club.png']);
     expect(m.embeds[0]!.title).toContain(tag);
     expect(m.embeds[0]!.title).not.toContain('members');
