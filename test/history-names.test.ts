@@ -4,121 +4,95 @@
  * fetched). Battles and profiles name it: /maps/{id} and the best build show its name, the name
  * survives a restart, and its first sighting refreshes the catalogue once.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../src/config.ts';
-import { CATALOGUE_REFRESH_GAP_MS, HistoryService } from '../src/core/history.ts';
-import { createStatsService, type StatsService } from '../src/core/service.ts';
+import { CATALOGUE_REFRESH_GAP_MS } from '../src/core/history.ts';
 import { createHttpServer } from '../src/http/server.ts';
-import { silentLogger } from '../src/log.ts';
 import { Poller } from '../src/poller/index.ts';
-import { SimClock, startSim, type SimServer } from '../src/sim/index.ts';
-import { ApiKeyStore } from '../src/store/apikeys.ts';
-import { HistoryStore } from '../src/store/history-store.ts';
-import { openKeyvStores, type KeyvStores } from '../src/store/keyv.ts';
-import { createUpstreamClient, type UpstreamClient } from '../src/upstream/client.ts';
 import { BattleLog, type Brawler } from '../src/upstream/schemas.ts';
 import { serve, type HttpClient } from './support/http.ts';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.ts';
+import { startWorld, type TestWorld } from './support/world.ts';
 
 const T0 = Date.UTC(2026, 5, 3, 15, 0, 0);
 const MIN = 60_000;
 const PLAYERS = 12;
 
-let dir: string;
-let clock: SimClock;
-let sim: SimServer;
-let proxy: RecordingProxy;
-let config: Config;
-let stores: KeyvStores;
-let upstream: UpstreamClient;
-let stats: StatsService;
-let keys: ApiKeyStore;
+let w: TestWorld;
+let proxy: RecordingProxy | undefined;
 let key = '';
 /** the brawler the served catalogue leaves out, and a map it was played on in ranked battles */
 let missing: { id: number; name: string; mapId: number };
 
-/** History, the HTTP API and the poller over one store; `close` ends them, as a restart would. */
+/** The HTTP API and the poller over the world's core; `close` ends them. */
 interface Running {
-  history: HistoryService;
   http: HttpClient;
   poller: Poller;
   close(): Promise<void>;
 }
 
 async function start(): Promise<Running> {
-  const store = await HistoryStore.open({ dir });
-  const history = new HistoryService({ store, stats, config, now: () => clock.now() });
-  const stop = stats.observe(history.observer);
-  const http = await serve(createHttpServer({ config, logger: silentLogger, stores, stats, keys, history }, { now: () => clock.now() }));
-  const poller = new Poller({ stats, history, config, clock: { now: () => clock.now(), sleep: async () => {} }, pinTopPlayers: 0 });
+  const http = await serve(createHttpServer(w.core, { now: w.now }));
+  const poller = new Poller({ stats: w.stats, history: w.history, config: w.config, clock: { now: w.now, sleep: async () => {} }, pinTopPlayers: 0 });
   return {
-    history,
     http,
     poller,
     async close() {
+      await poller.stop();
       await http.close();
-      stop();
-      await history.close();
-      await store.close();
     },
   };
 }
 
-const catalogueCalls = () => proxy.requests.filter((r) => r.path.split('?')[0] === '/v1/brawlers').length;
+const catalogueCalls = () => proxy!.requests.filter((r) => r.path.split('?')[0] === '/v1/brawlers').length;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'starr-names-'));
-  clock = new SimClock(T0);
-  sim = await startSim({ seed: 'names', players: 200, clubs: 20, clock });
-  // The brawler most picked in the ranked battles the tracked players' logs show.
-  const picks = new Map<string, number>();
-  for (let i = 0; i < PLAYERS; i++) {
-    for (const item of BattleLog.parse(sim.world.battlelog(sim.world.playerTag(i), T0)).items) {
-      const b = item.battle;
-      if (!b || item.event.id <= 0 || !['ranked', 'soloRanked', 'teamRanked'].includes(b.type ?? '')) continue;
-      for (const p of [...(b.teams?.flat() ?? []), ...(b.players ?? [])]) {
-        for (const x of p.brawlers ?? (p.brawler ? [p.brawler] : [])) {
-          const k = `${x.id}|${x.name}|${item.event.id}`;
-          picks.set(k, (picks.get(k) ?? 0) + 1);
+  w = await startWorld({
+    startMs: T0,
+    seed: 'names',
+    players: 200,
+    clubs: 20,
+    env: { RANKING_COUNTRIES: '', RATE_LIMIT_FREE: '100000', RATE_LIMIT_KEY: '100000' },
+    through: async (sim) => {
+      // The brawler most picked in the ranked battles the tracked players' logs show.
+      const picks = new Map<string, number>();
+      for (let i = 0; i < PLAYERS; i++) {
+        for (const item of BattleLog.parse(sim.world.battlelog(sim.world.playerTag(i), T0)).items) {
+          const b = item.battle;
+          if (!b || item.event.id <= 0 || !['ranked', 'soloRanked', 'teamRanked'].includes(b.type ?? '')) continue;
+          for (const p of [...(b.teams?.flat() ?? []), ...(b.players ?? [])]) {
+            for (const x of p.brawlers ?? (p.brawler ? [p.brawler] : [])) {
+              const k = `${x.id}|${x.name}|${item.event.id}`;
+              picks.set(k, (picks.get(k) ?? 0) + 1);
+            }
+          }
         }
       }
-    }
-  }
-  const [id, name, mapId] = [...picks].sort((a, b) => b[1] - a[1])[0]![0].split('|');
-  missing = { id: Number(id), name: name!, mapId: Number(mapId) };
+      const [id, name, mapId] = [...picks].sort((a, b) => b[1] - a[1])[0]![0].split('|');
+      missing = { id: Number(id), name: name!, mapId: Number(mapId) };
 
-  proxy = await startRecordingProxy(sim.url);
-  const catalogue = (sim.world.brawlers() as unknown as Brawler[]).filter((b) => b.id !== missing.id);
-  proxy.intercept = (r) => (r.path.split('?')[0] === '/v1/brawlers' ? { status: 200, body: { items: catalogue, paging: { cursors: {} } } } : undefined);
-
-  config = loadConfig({ DATA_DIR: dir, UPSTREAM_RPS: '10000', RANKING_COUNTRIES: '', RATE_LIMIT_FREE: '100000', RATE_LIMIT_KEY: '100000' });
-  stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
-  upstream = createUpstreamClient(config, { baseUrl: proxy.url, tokens: [sim.token], kind: 'simulated' }, { logger: silentLogger });
-  stats = createStatsService(config, { upstream, stores, now: () => clock.now(), logger: silentLogger });
-  keys = ApiKeyStore.open(stores, { scrypt: { N: 1024, r: 8, p: 1 }, now: () => clock.now() });
-  key = (await keys.issue({ email: 'names@example.com', password: 'password1', ip: '127.0.0.1' })).key;
+      const p = await startRecordingProxy(sim.url);
+      proxy = p;
+      const catalogue = (sim.world.brawlers() as unknown as Brawler[]).filter((b) => b.id !== missing.id);
+      p.intercept = (r) => (r.path.split('?')[0] === '/v1/brawlers' ? { status: 200, body: { items: catalogue, paging: { cursors: {} } } } : undefined);
+      return p.url;
+    },
+  });
+  key = (await w.keys.issue({ email: 'names@example.com', password: 'password1', ip: '127.0.0.1' })).key;
 });
 
 afterAll(async () => {
-  await stats?.close();
-  await upstream?.close();
-  await stores?.close();
+  await w?.close();
   await proxy?.close();
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a brawler the catalogue does not list', () => {
   it('is named in map statistics and best builds from battles and profiles, and refreshes the catalogue once', async () => {
     const run = await start();
     try {
-      for (let i = 0; i < PLAYERS; i++) await run.history.renew('player', sim.world.playerTag(i));
+      for (let i = 0; i < PLAYERS; i++) await w.history.renew('player', w.sim.world.playerTag(i));
       // First tick: the catalogue job, then every tracked player's profile and battle log.
       await run.poller.runOnce();
-      await run.history.flush();
+      await w.history.flush();
       // The job fetched the catalogue, and the missing brawler's first sighting fetched it again.
       expect(catalogueCalls()).toBe(2);
 
@@ -135,9 +109,9 @@ describe('a brawler the catalogue does not list', () => {
       expect((await run.http.get(`/brawlers/16999999/bestbuild?api_key=${key}`)).status).toBe(404);
 
       // Later polls see the same brawler again: it is no longer news, the catalogue is not asked.
-      clock.advance(CATALOGUE_REFRESH_GAP_MS + 30 * MIN);
+      w.clock.advance(CATALOGUE_REFRESH_GAP_MS + 30 * MIN);
       await run.poller.runOnce();
-      await run.history.flush();
+      await w.history.flush();
       expect(catalogueCalls()).toBe(2);
     } finally {
       await run.close();
@@ -145,6 +119,7 @@ describe('a brawler the catalogue does not list', () => {
   });
 
   it('keeps its name across a restart', async () => {
+    await w.restart();
     const run = await start();
     try {
       const map = await run.http.get(`/maps/${missing.mapId}`);

@@ -32,6 +32,8 @@ export interface CoreOptions {
    * closes it. Tests pass one with a virtual clock or faults.
    */
   sim?: SimServer;
+  /** with `sim`: the base URL the core calls instead of the sim's (a proxy in front of it) */
+  upstreamUrl?: string;
   /** the clock of every part (epoch ms); default real time */
   now?: () => number;
   /** scrypt cost of new API passwords (default: ApiKeyStore's production cost) */
@@ -98,7 +100,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       );
     }
     if (sim) {
-      upstream = createUpstreamClient(config, { baseUrl: sim.url, tokens: [sim.token], kind: 'simulated' }, extra);
+      upstream = createUpstreamClient(config, { baseUrl: opts.upstreamUrl ?? sim.url, tokens: [sim.token], kind: 'simulated' }, extra);
     } else {
       upstream = createUpstreamClient(config, { kind: 'official' }, extra);
       logger.info({ url: config.BRAWLSTARS_API_URL, tokens: config.BRAWLSTARS_API_TOKEN.length }, 'using the official Brawl Stars API');

@@ -19,7 +19,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import type { Core } from '../../src/core/index.ts';
 import type { HistoryService } from '../../src/core/history.ts';
 import type { ImageService } from '../../src/core/images.ts';
-import { openCore } from '../../src/core/open.ts';
+import { openCore, type OpenCore } from '../../src/core/open.ts';
 import type { StatsService } from '../../src/core/service.ts';
 import type { MetricsRegistry } from '../../src/http/metrics.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
@@ -45,6 +45,8 @@ export interface WorldOptions {
   logger?: Logger;
   /** render worker threads (default one: tests share the machine; 0: the pool's own choice) */
   renderWorkers?: number;
+  /** puts something in front of the sim (a recording proxy): returns the base URL the core calls */
+  through?: (sim: SimServer) => Promise<string>;
 }
 
 export interface TestWorld {
@@ -64,6 +66,8 @@ export interface TestWorld {
   images: ImageService;
   /** temporary folder (DATA_DIR), removed by close() */
   dir: string;
+  /** closes the core and opens a new one over the same DATA_DIR and stores, as a restart of the service */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,35 +94,48 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
       clock,
       ...(opts.faults ? { faults: opts.faults } : {}),
     });
-    const opened = await openCore(config, {
-      logger: opts.logger ?? silentLogger,
-      sim,
-      now,
-      scrypt: TEST_SCRYPT,
-      renderWorkers: opts.renderWorkers ?? 1,
-      ...(opts.metrics ? { metrics: opts.metrics } : {}),
-    });
     const started = sim;
-    return {
+    const upstreamUrl = opts.through ? await opts.through(started) : undefined;
+    const open = () =>
+      openCore(config, {
+        logger: opts.logger ?? silentLogger,
+        sim: started,
+        ...(upstreamUrl ? { upstreamUrl } : {}),
+        now,
+        scrypt: TEST_SCRYPT,
+        renderWorkers: opts.renderWorkers ?? 1,
+        ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      });
+    let opened = await open();
+    const parts = (o: OpenCore) => ({
+      core: o.core,
+      stores: o.stores,
+      upstream: o.upstream,
+      stats: o.stats,
+      keys: o.keys,
+      history: o.history,
+      historyStore: o.historyStore,
+      images: o.images,
+    });
+    const world: TestWorld = {
       sim: started,
       clock,
       now,
       config,
-      core: opened.core,
-      stores: opened.stores,
-      upstream: opened.upstream,
-      stats: opened.stats,
-      keys: opened.keys,
-      history: opened.history,
-      historyStore: opened.historyStore,
-      images: opened.images,
+      ...parts(opened),
       dir,
+      async restart() {
+        await opened.close();
+        opened = await open();
+        Object.assign(world, parts(opened));
+      },
       async close() {
         await opened.close();
         await started.close();
         rmSync(dir, { recursive: true, force: true });
       },
     };
+    return world;
   } catch (e) {
     await sim?.close();
     rmSync(dir, { recursive: true, force: true });
