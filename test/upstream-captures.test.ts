@@ -26,17 +26,13 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli.ts';
 import { loadConfig, type Config } from '../src/config.ts';
-import { openHistory, type HistoryService } from '../src/core/history.ts';
-import { historyRecords } from '../src/core/history-records.ts';
-import { createImageService, type ImageService } from '../src/core/images.ts';
-import { createStatsService, type StatsService } from '../src/core/service.ts';
+import type { HistoryService } from '../src/core/history.ts';
+import { openCore, type OpenCore } from '../src/core/open.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { silentLogger } from '../src/log.ts';
 import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS, PLAYER_CHART_OPTIONS, PLAYER_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
 import { pixelSize } from '../src/render/draw.ts';
-import { ApiKeyStore } from '../src/store/apikeys.ts';
-import { openKeyvStores, type KeyvStores } from '../src/store/keyv.ts';
-import { createUpstreamClient, UpstreamClient } from '../src/upstream/client.ts';
+import { UpstreamClient } from '../src/upstream/client.ts';
 import { AccessDeniedError } from '../src/upstream/errors.ts';
 import { parseApiTime } from '../src/upstream/schemas.ts';
 import { CAPTURES_DIR, captureTime, loadCaptures, startCaptureServer, type CaptureServer, type Captures } from './support/captures.ts';
@@ -155,12 +151,8 @@ if (!captures) {
     let config: Config;
     let now = 0;
     const clock = () => now;
-    let stores: KeyvStores;
-    let upstream: UpstreamClient;
-    let stats: StatsService;
+    let opened: OpenCore;
     let history: HistoryService;
-    let closeHistory: () => Promise<void>;
-    let images: ImageService;
     let base = '';
     let closeHttp: () => Promise<void>;
     let key = '';
@@ -198,13 +190,10 @@ if (!captures) {
         UPSTREAM_RPS: '1000',
       });
       now = captureTime('2021-01-01');
-      stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
-      upstream = createUpstreamClient(config, {}, { logger: silentLogger });
-      stats = createStatsService(config, { upstream, stores, now: clock, logger: silentLogger });
-      const keys = ApiKeyStore.open(stores, { scrypt: { N: 1024, r: 8, p: 1 }, now: clock });
-      ({ history, close: closeHistory } = await openHistory({ config, stats, now: clock }));
-      images = createImageService({ config, stats, records: historyRecords(history), now: clock, workers: 1 }).images;
-      const app = createHttpServer({ config, logger: silentLogger, stores, stats, keys, history, images }, { now: clock });
+      opened = await openCore(config, { logger: silentLogger, now: clock, scrypt: { N: 1024, r: 8, p: 1 }, renderWorkers: 1 });
+      history = opened.history;
+      const keys = opened.keys;
+      const app = createHttpServer(opened.core, { now: clock });
       await app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
       closeHttp = () => app.close();
@@ -213,11 +202,7 @@ if (!captures) {
 
     afterAll(async () => {
       await closeHttp?.();
-      await images?.close();
-      await closeHistory?.();
-      await stats?.close();
-      await upstream?.close();
-      await stores?.close();
+      await opened?.close();
       await server?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
@@ -235,7 +220,7 @@ if (!captures) {
         for (const [i, v] of e.versions.entries()) {
           server.select(e.path, i);
           try {
-            const body = await callOf(e.path).client(upstream);
+            const body = await callOf(e.path).client(opened.upstream);
             const missing = lost(c.json(v.file), body);
             if (missing.length > 0) problems.push(`${v.file}: lost ${missing.slice(0, 5).join(', ')}`);
             parsed++;
