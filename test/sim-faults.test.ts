@@ -48,7 +48,9 @@ describe('fault injection', () => {
     const r = await call('/brawlers');
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe('7');
-    expect(JSON.parse(r.text).reason).toBe('requestThrottled');
+    // reference/upstream-api.md §9: a reason, no message; every error cacheable for 10 minutes (§10)
+    expect(JSON.parse(r.text)).toEqual({ reason: 'requestThrottled' });
+    expect(r.headers.get('cache-control')).toBe('public max-age=600');
   });
 
   it('a hang holds every request without an answer until turned off, then answers it', async () => {
@@ -76,6 +78,7 @@ describe('fault injection', () => {
       expect(r.status).toBe(503);
       expect(JSON.parse(r.text)).toEqual({ reason: 'inMaintenance', message: 'API is currently in maintenance, please come back later' });
       expect(r.headers.get('retry-after')).toBeNull();
+      expect(r.headers.get('cache-control')).toBe('public max-age=600');
     }
     sim.faults.set({ maintenance: false });
     expect((await call('/brawlers')).status).toBe(200);
@@ -105,6 +108,9 @@ describe('fault injection', () => {
     expect(errors).toBeGreaterThan(5);
     expect(errors).toBeLessThan(35);
     expect(statuses.every((s) => s === 200 || s === 500)).toBe(true);
+    sim.faults.set({ errorRate: 1 });
+    const r = await call('/gamemodes');
+    expect([r.status, JSON.parse(r.text), r.headers.get('cache-control')]).toEqual([500, { reason: 'unknownException' }, 'public max-age=600']);
   });
 
   it('malformed bodies: truncated JSON and valid JSON of the wrong shape', async () => {

@@ -150,6 +150,7 @@ describe('authentication', () => {
     const r = await call('/brawlers', null);
     expect(r.status).toBe(403);
     expect(r.body).toEqual({ reason: 'accessDenied', message: 'Missing authorization' });
+    expect(r.headers.get('cache-control')).toBe('public max-age=600');
   });
 
   it('403 accessDenied "Invalid authorization" for a wrong or forged token', async () => {

@@ -199,7 +199,8 @@ export class Faults implements FaultController {
         decision: {
           kind: 'status',
           status: 429,
-          body: { reason: 'requestThrottled', message: 'Request was throttled, because amount of requests was above the threshold defined for the used API token.' },
+          // reference/upstream-api.md §9: the throttle body carries a reason and no message.
+          body: { reason: 'requestThrottled' },
           headers: { 'Retry-After': String(c.retryAfterSeconds) },
         },
       };

@@ -86,7 +86,7 @@ async function handle(deps: SimDeps, req: IncomingMessage, res: ServerResponse):
     if (req.method !== 'GET' && req.method !== 'HEAD') throw notFound('Not found');
     answer = route(deps, url);
   } catch (e) {
-    if (e instanceof ApiError) answer = { status: e.status, body: e.body, maxAge: 600 };
+    if (e instanceof ApiError) answer = { status: e.status, body: e.body };
     else throw e;
   }
   if (answer.status === 200 && decision.malformed) {
@@ -100,13 +100,17 @@ function send(res: ServerResponse, a: Answer): void {
   sendRaw(res, a.status, JSON.stringify(a.body), a);
 }
 
+/** Every error of the gateway is cacheable for 10 minutes (reference/upstream-api.md §10): faults and refusals too. */
+const ERROR_MAX_AGE = 600;
+
 function sendRaw(res: ServerResponse, status: number, text: string, a: Answer): void {
   const body = Buffer.from(text, 'utf8');
+  const maxAge = a.maxAge ?? (status >= 400 ? ERROR_MAX_AGE : undefined);
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(body.length),
     'X-Content-Type-Options': 'nosniff',
-    ...(a.maxAge !== undefined ? { 'Cache-Control': `public max-age=${a.maxAge}` } : {}),
+    ...(maxAge !== undefined ? { 'Cache-Control': `public max-age=${maxAge}` } : {}),
     ...(a.headers ?? {}),
   });
   res.end(body);
