@@ -8,9 +8,6 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openHistory, type HistoryService } from '../src/core/history.ts';
-import { historyRecords } from '../src/core/history-records.ts';
-import { createImageService, type ImageService } from '../src/core/images.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
 import type { Club, Player } from '../src/upstream/schemas.ts';
@@ -18,9 +15,6 @@ import { startWorld, type TestWorld } from './support/world.ts';
 
 const T0 = Date.UTC(2026, 10, 23, 12);
 let w: TestWorld;
-let history: HistoryService;
-let closeHistory: () => Promise<void>;
-let images: ImageService;
 let close: () => Promise<void>;
 let port = 0;
 let key = '';
@@ -44,19 +38,15 @@ function get(path: string): Promise<{ status: number; type: string; body: Buffer
 beforeAll(async () => {
   // Fewer players than club places: the weakest clubs have nobody left in them.
   w = await startWorld({ startMs: T0, players: 20, clubs: 30, env: { RATE_LIMIT_FREE: '100000', RATE_LIMIT_KEY: '100000' } });
-  ({ history, close: closeHistory } = await openHistory({ config: w.config, stats: w.stats, now: w.now }));
-  images = createImageService({ config: w.config, stats: w.stats, records: historyRecords(history), now: w.now, workers: 1 }).images;
-  const app = createHttpServer({ ...w.core, history, images }, { now: w.now });
+  const app = createHttpServer(w.core, { now: w.now });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as AddressInfo).port;
   close = () => app.close();
-  key = (await w.core.keys.issue({ email: 'uncaptured@example.com', password: 'password1', ip: '127.0.0.1' })).key;
+  key = (await w.keys.issue({ email: 'uncaptured@example.com', password: 'password1', ip: '127.0.0.1' })).key;
 });
 
 afterAll(async () => {
   await close?.();
-  await images?.close();
-  await closeHistory?.();
   await w?.close();
 });
 
