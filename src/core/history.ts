@@ -448,10 +448,9 @@ export class HistoryService {
    * Names for ids: what battles, profiles and catalogues last said (recorded), then the live
    * catalogue for what is not recorded yet; '' for an id nobody named.
    */
-  private async namer(ids: Iterable<number>, catalogue: () => Promise<Map<number, string>>): Promise<(id: number) => string> {
+  private async namer(ids: number[], catalogue: () => Promise<Map<number, string>>): Promise<(id: number) => string> {
     const recorded = await this.store.gameNames(ids);
-    const all = [...new Set(ids)];
-    const live = all.some((id) => !recorded.has(id)) ? await catalogue() : new Map<number, string>();
+    const live = ids.some((id) => !recorded.has(id)) ? await catalogue() : new Map<number, string>();
     return (id) => recorded.get(id) || live.get(id) || '';
   }
 
