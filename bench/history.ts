@@ -111,7 +111,7 @@ async function search(): Promise<void> {
     await store.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: items }]);
   }
   const buildS = (performance.now() - started) / 1000;
-  const size = statSync(store.path).size;
+  const size = statSync(store.location).size;
   // Queries as people type them: whole names, prefixes, one word, and pieces from the middle.
   let seed = 42;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;

@@ -119,6 +119,15 @@ export const settings = {
     int(1, 10_000)),
   CACHE_URL: setting('Cache store: sqlite://<file> (default under DATA_DIR) or redis://host:port', '',
     url(['sqlite', 'redis', 'rediss'], true)),
+  DATABASE_URL: setting('Durable store: postgres://user:password@host:port/database (unset = SQLite files under DATA_DIR)', '',
+    url(['postgres', 'postgresql'], true)),
+  DATABASE_SCHEMA: setting('PostgreSQL schema of the history tables (created when missing; unset = the server\'s default)', '',
+    (raw: string) => {
+      const v = raw.trim();
+      if (v === '') return undefined;
+      if (!/^[a-z_][a-z0-9_]{0,62}$/.test(v)) throw new Error('expected a lower-case SQL identifier (letters, digits, _)');
+      return v;
+    }),
   CACHE_TTL_SECONDS: setting('How long upstream answers are served from cache', '120', int(1, 86_400)),
   CACHE_MEMORY_ITEMS: setting('Upper bound of entries kept in the in-process cache layer (a player is ~60 KB)', '1000', int(0, 1_000_000)),
   SIM_SEED: setting('Seed of the simulated world', 'starr', text),

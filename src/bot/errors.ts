@@ -12,6 +12,7 @@ import {
   isUpstreamError,
 } from '../upstream/errors.ts';
 import type { Fetched } from '../core/types.ts';
+import { StoreUnavailableError } from '../store/sql.ts';
 import type { Format } from './format.ts';
 import { Colour, notice, type ReplyView } from './view.ts';
 
@@ -67,6 +68,9 @@ export function errorView(e: unknown, ref: string): ReplyView {
   }
   if (e instanceof AccessDeniedError) {
     return notice('No access to the game', "The game's API refused this bot's token. The bot's operator needs to check it.", Colour.error);
+  }
+  if (e instanceof StoreUnavailableError) {
+    return notice('History is unavailable', 'Our statistics database is not answering right now. Try again in a minute.', Colour.warn);
   }
   if (isUpstreamError(e)) {
     return notice('The game is not answering', "The game's API did not answer properly. Try again in a minute.", Colour.warn);

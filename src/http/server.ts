@@ -7,6 +7,7 @@
  * pydantic-exact validation (422); the handler; then one error mapping so that nothing a client
  * sends produces a 500 or a body that is not JSON.
  */
+import { StoreUnavailableError } from '../store/sql.ts';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -392,6 +393,10 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
       }
       request.log.warn({ upstream: error.kind, status: error.status }, 'upstream failed with nothing cached');
       return send(503, { detail: upstreamDetail(error) }, { 'retry-after': String(retryAfter(error)) });
+    }
+    if (error instanceof StoreUnavailableError) {
+      request.log.warn({ err: error }, 'history database unavailable');
+      return send(503, { detail: 'The statistics database is unavailable; try again shortly.' }, { 'retry-after': '10' });
     }
     if (error instanceof InvalidTagError) {
       const e = pyErrors.value(explainTagProblem(error.problem));

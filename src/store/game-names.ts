@@ -11,8 +11,7 @@
  * null-name quirk) are never recorded.
  */
 import type { BattleLogItem, BattlePlayer, Brawler, Player } from '../upstream/schemas.ts';
-import type { Sqlite, SqlValue } from './sqlite.ts';
-import { insertMany } from './sqlite.ts';
+import { insertMany, type SqlDb, type SqlValue } from './sql.ts';
 
 export interface NameSighting {
   id: number;
@@ -77,7 +76,7 @@ export function namesOfBattle(item: BattleLogItem, seen: number): NameSighting[]
  * old backfilled battle from undoing a rename seen since.
  */
 export async function recordNames(
-  db: Sqlite,
+  db: SqlDb,
   sightings: NameSighting[],
   known: Map<number, { name: string; seen: number }>,
 ): Promise<number[]> {
@@ -100,7 +99,7 @@ export async function recordNames(
     'INSERT INTO game_name (id, name, seen_at)',
     3,
     rows,
-    'ON CONFLICT (id) DO UPDATE SET name = excluded.name, seen_at = excluded.seen_at WHERE excluded.seen_at >= seen_at',
+    'ON CONFLICT (id) DO UPDATE SET name = excluded.name, seen_at = excluded.seen_at WHERE excluded.seen_at >= game_name.seen_at',
   );
   return fresh.sort((a, b) => a - b);
 }

@@ -6,8 +6,7 @@
  * Times are unix seconds everywhere in this file (half the bytes of milliseconds in SQLite's
  * variable-length integers); the store converts at its boundary.
  */
-import type { Sqlite, SqlValue } from './sqlite.ts';
-import { insertMany, StoreError } from './sqlite.ts';
+import { insertMany, StoreError, type SqlDb, type SqlPool, type SqlValue } from './sql.ts';
 import { foldName } from './search-fold.ts';
 import { namesOfCatalogue } from './game-names.ts';
 import type { Brawler } from '../upstream/schemas.ts';
@@ -15,7 +14,7 @@ import type { Brawler } from '../upstream/schemas.ts';
 export interface Migration {
   version: number;
   description: string;
-  up(db: Sqlite): Promise<void>;
+  up(db: SqlDb): Promise<void>;
 }
 
 const V1_CORE = `
@@ -157,7 +156,7 @@ CREATE INDEX ${entity}_folded ON ${entity} (folded);
 `;
 
 /** Fills `folded` for rows written before the search index existed (folding is JavaScript, not SQL). */
-async function foldExisting(db: Sqlite, entity: 'player' | 'club'): Promise<void> {
+async function foldExisting(db: SqlDb, entity: 'player' | 'club'): Promise<void> {
   let after = 0;
   for (;;) {
     const rows = await db.all<{ id: number; name: string }>(
@@ -175,7 +174,7 @@ const V3_NAMES = `
 CREATE TABLE game_name (id INTEGER PRIMARY KEY, name TEXT NOT NULL, seen_at INTEGER NOT NULL);
 `;
 
-async function seedNames(db: Sqlite): Promise<void> {
+async function seedNames(db: SqlDb): Promise<void> {
   const row = await db.get<{ value: string }>("SELECT value FROM meta WHERE key = 'catalogue.brawlers'");
   if (!row) return;
   const saved = JSON.parse(row.value) as { at?: number; items?: Brawler[] };
@@ -213,35 +212,47 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-export async function schemaVersion(db: Sqlite): Promise<number> {
+export async function schemaVersion(db: SqlDb): Promise<number> {
   await db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   const row = await db.get<{ v: number | null }>('SELECT max(version) AS v FROM schema_version');
   return row?.v ?? 0;
 }
 
-/** Brings the store to `target` (the latest by default); returns the versions applied. */
+/**
+ * Brings the store to `target` (the latest by default); returns the versions applied. Each
+ * migration runs in its own transaction with the bump of `schema_version`; `lock` (PostgreSQL: an
+ * advisory lock) runs first in each, so two processes starting together apply a migration once.
+ */
 export async function migrate(
-  db: Sqlite,
+  db: SqlPool,
   migrations: readonly Migration[] = MIGRATIONS,
   target = migrations[migrations.length - 1]?.version ?? 0,
+  lock?: (tx: SqlDb) => Promise<void>,
 ): Promise<number[]> {
-  const current = await schemaVersion(db);
   const known = migrations[migrations.length - 1]?.version ?? 0;
-  if (current > known) {
-    throw new StoreError(
-      `history store is at schema version ${current}, newer than this version of Starr Stats understands (${known}); ` +
-        'upgrade Starr Stats or point DATA_DIR elsewhere',
-    );
-  }
+  const refuse = (current: number) => {
+    if (current > known) {
+      throw new StoreError(
+        `history store is at schema version ${current}, newer than this version of Starr Stats understands (${known}); ` +
+          'upgrade Starr Stats or point DATA_DIR / DATABASE_URL elsewhere',
+      );
+    }
+  };
+  refuse(await schemaVersion(db));
   const applied: number[] = [];
   for (const m of migrations) {
-    if (m.version <= current || m.version > target) continue;
-    await db.transaction(async () => {
-      await m.up(db);
-      await db.run('DELETE FROM schema_version');
-      await db.run('INSERT INTO schema_version (version) VALUES (?)', [m.version]);
+    if (m.version > target) continue;
+    const ran = await db.transaction(async (tx) => {
+      if (lock) await lock(tx);
+      const current = await schemaVersion(tx);
+      refuse(current);
+      if (m.version <= current) return false;
+      await m.up(tx);
+      await tx.run('DELETE FROM schema_version');
+      await tx.run('INSERT INTO schema_version (version) VALUES (?)', [m.version]);
+      return true;
     });
-    applied.push(m.version);
+    if (ran) applied.push(m.version);
   }
   return applied;
 }

@@ -8,7 +8,7 @@
  *   substring trigram FTS5 index, phrase "q" (3 characters or more)
  * Results are ranked by class, then trophies. `total` counts matches up to SEARCH_TOTAL_CAP.
  */
-import type { Sqlite } from './sqlite.ts';
+import type { SqlDb } from './sql.ts';
 import { foldName, SUBSTRING_MIN_CHARS, words, type MatchClass } from './search-fold.ts';
 import { RANK_ID_BITS, rankKeySql } from './history-schema.ts';
 
@@ -77,7 +77,7 @@ const ID_MOD = 2 ** RANK_ID_BITS;
 const NARROW_PREFIX = 1000;
 
 export async function searchNames(
-  db: Sqlite,
+  db: SqlDb,
   kind: 'player' | 'club',
   name: string,
   limit: number,
@@ -93,7 +93,8 @@ export async function searchNames(
   // Each class is one query returning rank keys best-first, `?` being how many to return.
   // Prefix: a B-tree range when it is narrow (sorting it is cheap), else the trigram index, which
   // reads a wide prefix ("[top", a clan tag shared by thousands) best-first without sorting.
-  let narrow = false;
+  // A one-character query has no trigram ("\x01q" is two characters): the B-tree is its only index.
+  let narrow = [...q].length === 1;
   if ([...q].length >= 3) {
     const probe = await db.get<{ n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM ${kind} WHERE folded > ? AND folded < ? LIMIT ${NARROW_PREFIX})`,

@@ -1,13 +1,12 @@
 /**
- * Snapshot chains in SQLite, for players and clubs alike.
+ * Snapshot chains in SQL (SQLite or PostgreSQL), for players and clubs alike.
  *
  * `<kind>_state` holds the newest state in full (time t = when that state was first observed);
  * `<kind>_snap` holds one row per older snapshot: the reverse diff that turns the next snapshot's
  * state back into it. A poll that sees no change writes nothing. Reading newest-first walks back
  * from the full state; pruning deletes the oldest rows and leaves the rest valid.
  */
-import type { Sqlite } from './sqlite.ts';
-import { insertMany } from './sqlite.ts';
+import { insertMany, marks, NO_LIMIT, type SqlDb } from './sql.ts';
 import {
   applyDiff,
   decodeDiff,
@@ -27,18 +26,21 @@ const TABLES = {
   club: { state: 'club_state', snap: 'club_snap', id: 'club_id' },
 } as const;
 
+const REPLACE_STATE = (kind: EntityKind) => `ON CONFLICT (${TABLES[kind].id}) DO UPDATE SET t = excluded.t, state = excluded.state`;
+const REPLACE_DIFF = (kind: EntityKind) => `ON CONFLICT (${TABLES[kind].id}, t) DO UPDATE SET diff = excluded.diff`;
+
 export interface Current {
   t: number;
   state: State;
 }
 
-export async function loadCurrent(db: Sqlite, kind: EntityKind, ids: number[]): Promise<Map<number, Current>> {
+export async function loadCurrent(db: SqlDb, kind: EntityKind, ids: number[]): Promise<Map<number, Current>> {
   const out = new Map<number, Current>();
   const t = TABLES[kind];
   for (let i = 0; i < ids.length; i += 500) {
     const part = ids.slice(i, i + 500);
     const rows = await db.all<{ id: number; t: number; state: Buffer }>(
-      `SELECT ${t.id} AS id, t, state FROM ${t.state} WHERE ${t.id} IN (${part.map(() => '?').join(',')})`,
+      `SELECT ${t.id} AS id, t, state FROM ${t.state} WHERE ${t.id} IN (${marks(part.length)})`,
       part,
     );
     for (const r of rows) out.set(r.id, { t: r.t, state: decodeState(r.state) });
@@ -67,7 +69,7 @@ export interface Change {
  * Appends observations in time order. An observation no newer than the entity's newest snapshot is
  * ignored (it adds nothing: the chain already covers that time), and so is one equal to it.
  */
-export async function appendSnapshots(db: Sqlite, kind: EntityKind, obs: Observation[]): Promise<Change[]> {
+export async function appendSnapshots(db: SqlDb, kind: EntityKind, obs: Observation[]): Promise<Change[]> {
   if (obs.length === 0) return [];
   const t = TABLES[kind];
   const current = await loadCurrent(db, kind, [...new Set(obs.map((o) => o.id))]);
@@ -92,18 +94,18 @@ export async function appendSnapshots(db: Sqlite, kind: EntityKind, obs: Observa
     current.set(o.id, { t: o.t, state: o.state });
     touched.add(o.id);
   }
-  await insertMany(db, `INSERT OR REPLACE INTO ${t.snap} (${t.id}, t, diff)`, 3, snapRows);
+  await insertMany(db, `INSERT INTO ${t.snap} (${t.id}, t, diff)`, 3, snapRows, REPLACE_DIFF(kind));
   const stateRows = [...touched].map((id) => {
     const c = current.get(id)!;
     return [id, c.t, encodeState(c.state)];
   });
-  await insertMany(db, `INSERT OR REPLACE INTO ${t.state} (${t.id}, t, state)`, 3, stateRows);
+  await insertMany(db, `INSERT INTO ${t.state} (${t.id}, t, state)`, 3, stateRows, REPLACE_STATE(kind));
   return changes;
 }
 
 /** Every reverse diff of an entity, newest first, optionally only those at or after `sinceT`. */
 async function diffsNewestFirst(
-  db: Sqlite,
+  db: SqlDb,
   kind: EntityKind,
   id: number,
   opts: { sinceT?: number; limit?: number; beforeT?: number } = {},
@@ -111,7 +113,7 @@ async function diffsNewestFirst(
   const t = TABLES[kind];
   return db.all<{ t: number; diff: Buffer }>(
     `SELECT t, diff FROM ${t.snap} WHERE ${t.id} = ? AND t >= ? AND t < ? ORDER BY t DESC LIMIT ?`,
-    [id, opts.sinceT ?? -1, opts.beforeT ?? Number.MAX_SAFE_INTEGER, opts.limit ?? -1],
+    [id, opts.sinceT ?? -1, opts.beforeT ?? NO_LIMIT, opts.limit ?? NO_LIMIT],
   );
 }
 
@@ -126,7 +128,7 @@ export interface Snapshot {
  * `includeBefore` — also the one in force at `sinceT` (so a range query knows the starting value).
  */
 export async function readSnapshots(
-  db: Sqlite,
+  db: SqlDb,
   kind: EntityKind,
   id: number,
   opts: { limit?: number; sinceT?: number; includeBefore?: boolean } = {},
@@ -138,7 +140,7 @@ export async function readSnapshots(
   const out: Snapshot[] = [{ t: cur.t, state: cur.state }];
   const since = opts.sinceT ?? -1;
   if (cur.t < since) return opts.includeBefore ? out : [];
-  const diffs = await diffsNewestFirst(db, kind, id, { sinceT: since, limit: Math.min(limit - 1, 1_000_000_000) });
+  const diffs = await diffsNewestFirst(db, kind, id, { sinceT: since, limit: Math.min(limit - 1, NO_LIMIT) });
   if (opts.includeBefore && diffs.length < limit - 1) {
     diffs.push(...(await diffsNewestFirst(db, kind, id, { beforeT: Math.max(since, 0), limit: 1 })));
   }
@@ -158,7 +160,7 @@ export async function readSnapshots(
  * (ascending; `prev` null for an entity that had nothing), for deriving events.
  */
 export async function prependSnapshots(
-  db: Sqlite,
+  db: SqlDb,
   kind: EntityKind,
   id: number,
   states: Snapshot[],
@@ -177,7 +179,7 @@ export async function prependSnapshots(
   let next: Snapshot;
   if (!oldest) {
     next = seq.pop()!;
-    await db.run(`INSERT OR REPLACE INTO ${t.state} (${t.id}, t, state) VALUES (?, ?, ?)`, [id, next.t, encodeState(next.state)]);
+    await db.run(`INSERT INTO ${t.state} (${t.id}, t, state) VALUES (?, ?, ?) ${REPLACE_STATE(kind)}`, [id, next.t, encodeState(next.state)]);
   } else if (jsonEqual(seq[seq.length - 1]!.state, oldest.state)) {
     // The oldest recorded state was already there earlier: move its start back.
     const start = seq.pop()!.t;
@@ -199,12 +201,12 @@ export async function prependSnapshots(
     next = s;
   }
   if (!oldest) changes.push({ id, t: next.t, prev: null, next: next.state, bytes: 0 });
-  await insertMany(db, `INSERT OR REPLACE INTO ${t.snap} (${t.id}, t, diff)`, 3, rows);
+  await insertMany(db, `INSERT INTO ${t.snap} (${t.id}, t, diff)`, 3, rows, REPLACE_DIFF(kind));
   return { bytes, changes: changes.reverse() };
 }
 
 /** Deletes snapshots older than `cutoffT`; the newest state of each entity always stays. */
-export async function pruneSnapshots(db: Sqlite, kind: EntityKind, cutoffT: number): Promise<number> {
+export async function pruneSnapshots(db: SqlDb, kind: EntityKind, cutoffT: number): Promise<number> {
   const t = TABLES[kind];
   let total = 0;
   for (;;) {

@@ -21,7 +21,6 @@ import type {
 import { parseApiTime, playerClub } from '../upstream/schemas.ts';
 import { battleKeyTag, parseBattle, type ParsedBattle } from './battles.ts';
 import { clubEvents } from './club-events.ts';
-import { migrate } from './history-schema.ts';
 import {
   appendSnapshots,
   loadCurrent,
@@ -32,11 +31,13 @@ import {
   type EntityKind,
   type Snapshot,
 } from './history-snapshots.ts';
+import { isPostgresUrl } from './postgres.ts';
 import { foldName } from './search-fold.ts';
 import { namesOfBattle, namesOfCatalogue, namesOfPlayer, recordNames, type NameSighting } from './game-names.ts';
-import { searchNames, toSearchRow, type RawEntityRow, type SearchPage, type SearchRow } from './history-search.ts';
+import { toSearchRow, type RawEntityRow, type SearchPage, type SearchRow } from './history-search.ts';
 import { canonical, CLUB_SPEC, items, jsonEqual, PLAYER_SPEC, type Json, type State } from './snapshot.ts';
-import { insertMany, Sqlite, type SqlValue } from './sqlite.ts';
+import { greater, insertMany, lesser, marks, NO_LIMIT, type SqlDb, type SqlPool, type SqlValue } from './sql.ts';
+import type { HistoryBackend } from './history-backend.ts';
 
 export const HISTORY_FILE = 'history.sqlite';
 export const DAY_S = 86_400;
@@ -98,6 +99,10 @@ interface PlayerRef {
 
 const KIND_CODE: Record<EntityKind, number> = { player: 0, club: 1 };
 
+const UPSERT_META = 'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value';
+const INSERT_PIN = 'INSERT INTO pin (kind, id, reason) VALUES (?, ?, ?) ON CONFLICT DO NOTHING';
+const INSERT_TRACKED = 'INSERT INTO tracked (kind, id, viewed_until, next_poll) VALUES (?, ?, 0, ?) ON CONFLICT DO NOTHING';
+
 /** One build column: the item ids, comma-separated (null when the brawler has none). */
 function ids(v: Json | undefined): string | null {
   if (!Array.isArray(v) || v.length === 0) return null;
@@ -111,39 +116,74 @@ export class HistoryStore {
   /** the writer's copy of `game_name` (a few hundred rows), loaded at the first write */
   private names: Map<number, { name: string; seen: number }> | null = null;
 
-  private constructor(
-    /** writer connection: every write goes through `w.transaction` */
-    readonly w: Sqlite,
-    /** reader connection: sees committed batches only */
-    readonly r: Sqlite,
-    readonly path: string,
-  ) {}
+  /** writes: every one goes through `write` (one transaction) */
+  readonly w: SqlPool;
+  /** reads: see committed batches only */
+  readonly r: SqlDb;
 
-  /** Opens (creating and migrating when needed) `history.sqlite` in `dir`, or the file `path`. */
-  static async open(opts: { dir?: string; path?: string }): Promise<HistoryStore> {
-    const path = opts.path ?? join(opts.dir ?? '.', HISTORY_FILE);
-    const w = await Sqlite.open(path);
-    try {
-      await migrate(w);
-      const r = await Sqlite.open(path);
-      return new HistoryStore(w, r, path);
-    } catch (e) {
-      await w.close().catch(() => {});
-      throw e;
-    }
+  constructor(readonly backend: HistoryBackend) {
+    this.w = backend.w;
+    this.r = backend.r;
   }
 
-  async close(): Promise<void> {
-    await this.w.close();
-    await this.r.close();
+  /**
+   * Opens (creating and migrating when needed) the history store: on PostgreSQL when `url` is a
+   * postgres:// URL (tables in `schema` when given), else `history.sqlite` in `dir`, or the file `path`.
+   */
+  static async open(opts: { dir?: string; path?: string; url?: string; schema?: string }): Promise<HistoryStore> {
+    if (opts.url && isPostgresUrl(opts.url)) {
+      const { openPostgresBackend } = await import('./history-postgres.ts');
+      return new HistoryStore(await openPostgresBackend(opts.url, opts.schema !== undefined ? { schema: opts.schema } : {}));
+    }
+    const { openSqliteBackend } = await import('./history-sqlite.ts');
+    return new HistoryStore(await openSqliteBackend(opts.path ?? join(opts.dir ?? '.', HISTORY_FILE)));
+  }
+
+  /** Where the store lives (a file path, or the PostgreSQL database and schema), for logs. */
+  get location(): string {
+    return this.backend.location;
+  }
+
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+
+  /**
+   * Runs `fn` as one write transaction. The discovery caches remember ids and names written inside
+   * it; when the transaction fails (or is retried after a lost connection) they may describe rows
+   * that were rolled back, so they are forgotten.
+   */
+  private write<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
+    let attempts = 0;
+    return this.w
+      .transaction(async (tx) => {
+        if (attempts++ > 0) this.forget();
+        try {
+          return await fn(tx);
+        } catch (err) {
+          this.forget();
+          throw err;
+        }
+      })
+      .catch((err: unknown) => {
+        this.forget();
+        throw err;
+      });
+  }
+
+  private forget(): void {
+    this.players.clear();
+    this.clubs.clear();
+    this.labels.clear();
+    this.names = null;
   }
 
   // ------------------------------------------------------------------ ids and labels
 
-  private async label(db: Sqlite, name: string): Promise<number> {
+  private async label(db: SqlDb, name: string): Promise<number> {
     const hit = this.labels.get(name);
     if (hit !== undefined) return hit;
-    await db.run('INSERT OR IGNORE INTO label (name) VALUES (?)', [name]);
+    await db.run('INSERT INTO label (name) VALUES (?) ON CONFLICT (name) DO NOTHING', [name]);
     const row = await db.get<{ id: number }>('SELECT id FROM label WHERE name = ?', [name]);
     this.labels.set(name, row!.id);
     return row!.id;
@@ -158,7 +198,7 @@ export class HistoryStore {
    * Adds or refreshes players in the search index and returns their ids. Later sightings win over
    * earlier ones (a backfill never overwrites a newer name); unchanged rows are not rewritten.
    */
-  private async discoverPlayers(db: Sqlite, rows: DiscoveredPlayer[]): Promise<Map<string, number>> {
+  private async discoverPlayers(db: SqlDb, rows: DiscoveredPlayer[]): Promise<Map<string, number>> {
     const latest = new Map<string, DiscoveredPlayer>();
     for (const r of rows) {
       const prev = latest.get(r.tag);
@@ -185,7 +225,8 @@ export class HistoryStore {
             (r.clubTag === null || r.clubTag === ref.clubTag) &&
             r.seen < ref.seen + DAY_S));
       if (same) continue;
-      write.push([r.tag, r.name, foldName(r.name), r.trophies, r.clubTag, r.clubName, r.seen]);
+      const folded = foldName(r.name);
+      write.push([r.tag, r.name, folded, r.trophies, r.clubTag, r.clubName, r.seen, ...this.indexValues(folded)]);
       if (ref) {
         ref.name = r.name;
         ref.trophies = r.trophies ?? ref.trophies;
@@ -193,18 +234,19 @@ export class HistoryStore {
         ref.seen = r.seen;
       }
     }
+    const extra = this.backend.searchColumns;
     await insertMany(
       db,
-      'INSERT INTO player (tag, name, folded, trophies, club_tag, club_name, seen_at)',
-      7,
+      `INSERT INTO player (tag, name, folded, trophies, club_tag, club_name, seen_at${extra.map((c) => `, ${c.name}`).join('')})`,
+      7 + extra.length,
       write,
       `ON CONFLICT (tag) DO UPDATE SET
-         name = excluded.name, folded = excluded.folded,
-         trophies = coalesce(excluded.trophies, trophies),
-         club_tag = coalesce(excluded.club_tag, club_tag),
-         club_name = CASE WHEN excluded.club_tag IS NULL THEN club_name ELSE excluded.club_name END,
+         name = excluded.name, folded = excluded.folded,${extra.map((c) => ` ${c.name} = excluded.${c.name},`).join('')}
+         trophies = coalesce(excluded.trophies, player.trophies),
+         club_tag = coalesce(excluded.club_tag, player.club_tag),
+         club_name = CASE WHEN excluded.club_tag IS NULL THEN player.club_name ELSE excluded.club_name END,
          seen_at = excluded.seen_at
-       WHERE excluded.seen_at >= seen_at`,
+       WHERE excluded.seen_at >= player.seen_at`,
     );
     return idsOf(db, latest.keys(), this.players, unknown, 'SELECT id, tag, name, trophies, club_tag, seen_at FROM player', (f: PlayerRow) => ({
       id: f.id,
@@ -215,7 +257,7 @@ export class HistoryStore {
     }));
   }
 
-  private async discoverClubs(db: Sqlite, rows: DiscoveredClub[]): Promise<Map<string, number>> {
+  private async discoverClubs(db: SqlDb, rows: DiscoveredClub[]): Promise<Map<string, number>> {
     const latest = new Map<string, DiscoveredClub>();
     for (const r of rows) {
       const prev = latest.get(r.tag);
@@ -231,25 +273,27 @@ export class HistoryStore {
       if (ref && (r.seen < ref.seen || (ref.name === r.name && (r.trophies === null || r.trophies === ref.trophies) && r.seen < ref.seen + DAY_S))) {
         continue;
       }
-      write.push([r.tag, r.name, foldName(r.name), r.trophies, r.memberCount, r.badgeId, r.seen]);
+      const folded = foldName(r.name);
+      write.push([r.tag, r.name, folded, r.trophies, r.memberCount, r.badgeId, r.seen, ...this.indexValues(folded)]);
       if (ref) {
         ref.name = r.name;
         ref.trophies = r.trophies ?? ref.trophies;
         ref.seen = r.seen;
       }
     }
+    const extra = this.backend.searchColumns;
     await insertMany(
       db,
-      'INSERT INTO club (tag, name, folded, trophies, member_count, badge_id, seen_at)',
-      7,
+      `INSERT INTO club (tag, name, folded, trophies, member_count, badge_id, seen_at${extra.map((c) => `, ${c.name}`).join('')})`,
+      7 + extra.length,
       write,
       `ON CONFLICT (tag) DO UPDATE SET
-         name = excluded.name, folded = excluded.folded,
-         trophies = coalesce(excluded.trophies, trophies),
-         member_count = coalesce(excluded.member_count, member_count),
-         badge_id = coalesce(excluded.badge_id, badge_id),
+         name = excluded.name, folded = excluded.folded,${extra.map((c) => ` ${c.name} = excluded.${c.name},`).join('')}
+         trophies = coalesce(excluded.trophies, club.trophies),
+         member_count = coalesce(excluded.member_count, club.member_count),
+         badge_id = coalesce(excluded.badge_id, club.badge_id),
          seen_at = excluded.seen_at
-       WHERE excluded.seen_at >= seen_at`,
+       WHERE excluded.seen_at >= club.seen_at`,
     );
     return idsOf(db, latest.keys(), this.clubs, unknown, 'SELECT id, tag, name, trophies, seen_at FROM club', (f: ClubRow) => ({
       id: f.id,
@@ -257,6 +301,11 @@ export class HistoryStore {
       trophies: f.trophies,
       seen: f.seen_at,
     }));
+  }
+
+  /** Values of the backend's own search columns for a folded name. */
+  private indexValues(folded: string): SqlValue[] {
+    return this.backend.searchColumns.map((c) => c.value(folded));
   }
 
   /** Ids of known players/clubs (null when never seen); read-only. */
@@ -269,20 +318,10 @@ export class HistoryStore {
 
   /** Records a batch of observations in one transaction. */
   record(batch: Observation[]): Promise<RecordReport> {
-    return this.recording(() => this.recordIn(this.w, batch));
+    return this.write((tx) => this.recordIn(tx, batch));
   }
 
-  /** A write transaction that records names: a rollback also forgets the copy of game_name it may have updated. */
-  private async recording<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await this.w.transaction(fn);
-    } catch (e) {
-      this.names = null;
-      throw e;
-    }
-  }
-
-  private async writeNames(db: Sqlite, sightings: NameSighting[]): Promise<number[]> {
+  private async writeNames(db: SqlDb, sightings: NameSighting[]): Promise<number[]> {
     if (sightings.length === 0) return [];
     if (!this.names) {
       const rows = await db.all<{ id: number; name: string; seen_at: number }>('SELECT id, name, seen_at FROM game_name');
@@ -291,7 +330,7 @@ export class HistoryStore {
     return recordNames(db, sightings, this.names);
   }
 
-  private async recordIn(db: Sqlite, batch: Observation[]): Promise<RecordReport> {
+  private async recordIn(db: SqlDb, batch: Observation[]): Promise<RecordReport> {
     const report: RecordReport = { playerSnapshots: 0, clubSnapshots: 0, snapshotBytes: 0, newBattles: 0, playerBattles: 0, clubEvents: 0, newBrawlers: [] };
     const names: NameSighting[] = [];
     /** brawlers the catalogue of this batch lists: not news whoever else names them */
@@ -383,13 +422,13 @@ export class HistoryStore {
     for (const o of batch) {
       if (o.kind === 'rotation') await this.writeRotation(db, o.data, sec(o.atMs));
       if (o.kind === 'brawlers') {
-        await db.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', ['catalogue.brawlers', JSON.stringify({ at: sec(o.atMs), items: o.data })]);
+        await db.run(UPSERT_META, ['catalogue.brawlers', JSON.stringify({ at: sec(o.atMs), items: o.data })]);
       }
     }
     return report;
   }
 
-  private async updateBuilds(db: Sqlite, changes: Change[]): Promise<void> {
+  private async updateBuilds(db: SqlDb, changes: Change[]): Promise<void> {
     const rows = new Map<string, SqlValue[] | null>();
     for (const c of changes) {
       const now = items(c.next, 'brawlers');
@@ -411,10 +450,17 @@ export class HistoryStore {
         await db.run('DELETE FROM player_build WHERE brawler_id = ? AND player_id = ?', [b!, p!]);
       }
     }
-    await insertMany(db, 'INSERT OR REPLACE INTO player_build (brawler_id, player_id, trophies, power, gadgets, star_powers, hyper_charges, gears)', 8, upserts);
+    await insertMany(
+      db,
+      'INSERT INTO player_build (brawler_id, player_id, trophies, power, gadgets, star_powers, hyper_charges, gears)',
+      8,
+      upserts,
+      `ON CONFLICT (brawler_id, player_id) DO UPDATE SET trophies = excluded.trophies, power = excluded.power, gadgets = excluded.gadgets,
+         star_powers = excluded.star_powers, hyper_charges = excluded.hyper_charges, gears = excluded.gears`,
+    );
   }
 
-  private async writeClubEvents(db: Sqlite, changes: Change[]): Promise<number> {
+  private async writeClubEvents(db: SqlDb, changes: Change[]): Promise<number> {
     const rows: SqlValue[][] = [];
     for (const c of changes) {
       if (!c.prev) continue;
@@ -422,11 +468,11 @@ export class HistoryStore {
         rows.push([c.id, c.t, e.kind, e.subject, e.old === null ? null : JSON.stringify(e.old), e.new === null ? null : JSON.stringify(e.new)]);
       }
     }
-    return insertMany(db, 'INSERT OR IGNORE INTO club_event (club_id, t, kind, subject, old, new)', 6, rows);
+    return insertMany(db, 'INSERT INTO club_event (club_id, t, kind, subject, old, new)', 6, rows, 'ON CONFLICT DO NOTHING');
   }
 
   private async writeBattles(
-    db: Sqlite,
+    db: SqlDb,
     ownerId: number,
     ownerTag: string,
     battles: ParsedBattle[],
@@ -443,9 +489,10 @@ export class HistoryStore {
     }
     const playerBattles = await insertMany(
       db,
-      'INSERT OR IGNORE INTO player_battle (player_id, t, brawler_id, result, trophy_change, rank, star, map_id, mode, type)',
+      'INSERT INTO player_battle (player_id, t, brawler_id, result, trophy_change, rank, star, map_id, mode, type)',
       10,
       own,
+      'ON CONFLICT DO NOTHING',
     );
     // Battles across logs: the first sighting counts in the map statistics.
     const keyed = battles.map((b) => ({ b, key: ids.get(battleKeyTag(ownerTag, b)) ?? ownerId }));
@@ -453,7 +500,8 @@ export class HistoryStore {
     for (let i = 0; i < keyed.length; i += 400) {
       const part = keyed.slice(i, i + 400);
       const found = await db.all<{ t: number; key: number }>(
-        `SELECT t, key FROM battle WHERE (t, key) IN (VALUES ${part.map(() => '(?, ?)').join(',')})`,
+        // Typed pairs: PostgreSQL would read untyped VALUES as text.
+        `SELECT t, key FROM battle WHERE (t, key) IN (VALUES ${part.map(() => '(CAST(? AS BIGINT), CAST(? AS BIGINT))').join(',')})`,
         part.flatMap((k) => [k.b.t, k.key]),
       );
       for (const f of found) existing.add(`${f.t}:${f.key}`);
@@ -493,55 +541,66 @@ export class HistoryStore {
         }
       }
     }
-    await insertMany(db, 'INSERT OR IGNORE INTO battle (t, key, map_id, mode)', 4, battleRows);
+    await insertMany(db, 'INSERT INTO battle (t, key, map_id, mode)', 4, battleRows, 'ON CONFLICT DO NOTHING');
     await this.upsertMaps(db, [...maps.values()]);
     await insertMany(
       db,
       'INSERT INTO map_brawler_day (map_id, mode, brawler_id, day, picks, wins, losses, draws, stars)',
       9,
       [...counts].map(([k, c]) => [...k.split('|').map(Number), ...c]),
-      `ON CONFLICT (map_id, mode, brawler_id, day) DO UPDATE SET picks = picks + excluded.picks, wins = wins + excluded.wins,
-         losses = losses + excluded.losses, draws = draws + excluded.draws, stars = stars + excluded.stars`,
+      `ON CONFLICT (map_id, mode, brawler_id, day) DO UPDATE SET picks = map_brawler_day.picks + excluded.picks,
+         wins = map_brawler_day.wins + excluded.wins, losses = map_brawler_day.losses + excluded.losses,
+         draws = map_brawler_day.draws + excluded.draws, stars = map_brawler_day.stars + excluded.stars`,
     );
     await insertMany(
       db,
       'INSERT INTO map_day (map_id, mode, day, battles)',
       4,
       [...mapDays].map(([k, n]) => [...k.split('|').map(Number), n]),
-      'ON CONFLICT (map_id, mode, day) DO UPDATE SET battles = battles + excluded.battles',
+      'ON CONFLICT (map_id, mode, day) DO UPDATE SET battles = map_day.battles + excluded.battles',
     );
     return { newBattles: fresh.length, playerBattles };
   }
 
-  /** rows: [id, name, mode label, first seen, last active] */
-  private async upsertMaps(db: Sqlite, rows: SqlValue[][]): Promise<void> {
+  /**
+   * rows: [id, name, mode label, first seen, last active]. Rows of one map merge first (as the
+   * upsert would merge them into the stored row): one statement may not update a row twice.
+   */
+  private async upsertMaps(db: SqlDb, rows: SqlValue[][]): Promise<void> {
+    const merged = new Map<SqlValue, SqlValue[]>();
+    for (const r of rows) {
+      const m = merged.get(r[0]!);
+      if (!m) merged.set(r[0]!, [...r]);
+      else merged.set(r[0]!, [r[0]!, r[1] ?? m[1]!, r[2] ?? m[2]!, Math.min(m[3] as number, r[3] as number), Math.max(m[4] as number, r[4] as number)]);
+    }
     await insertMany(
       db,
       'INSERT INTO map (id, name, mode, first_seen, last_active)',
       5,
-      rows,
-      `ON CONFLICT (id) DO UPDATE SET name = coalesce(excluded.name, name), mode = coalesce(excluded.mode, mode),
-         first_seen = min(first_seen, excluded.first_seen), last_active = max(last_active, excluded.last_active)`,
+      [...merged.values()],
+      `ON CONFLICT (id) DO UPDATE SET name = coalesce(excluded.name, map.name), mode = coalesce(excluded.mode, map.mode),
+         first_seen = ${lesser('map.first_seen', 'excluded.first_seen')}, last_active = ${greater('map.last_active', 'excluded.last_active')}`,
     );
   }
 
-  private async writeRotation(db: Sqlite, events: EventRotation, seen: number): Promise<void> {
-    const rows: SqlValue[][] = [];
+  private async writeRotation(db: SqlDb, events: EventRotation, seen: number): Promise<void> {
+    const rows = new Map<string, SqlValue[]>();
     const maps: SqlValue[][] = [];
     for (const e of events) {
       const start = parseApiTime(e.startTime);
       const end = parseApiTime(e.endTime);
       if (!Number.isFinite(start) || !Number.isFinite(end)) continue;
       const mode = e.event.mode ? await this.label(db, e.event.mode) : null;
-      rows.push([e.slotId, sec(start), sec(end), e.event.id, mode, e.event.modifiers ? JSON.stringify(e.event.modifiers) : null, seen]);
+      rows.set(`${e.slotId}:${sec(start)}`, [e.slotId, sec(start), sec(end), e.event.id, mode, e.event.modifiers ? JSON.stringify(e.event.modifiers) : null, seen]);
       if (e.event.id > 0) maps.push([e.event.id, e.event.map ?? null, mode, Math.min(seen, sec(start)), Math.min(seen, sec(end))]);
     }
     await insertMany(
       db,
-      'INSERT INTO rotation (slot_id, start, end, map_id, mode, modifiers, seen_at)',
+      'INSERT INTO rotation (slot_id, start, "end", map_id, mode, modifiers, seen_at)',
       7,
-      rows,
-      'ON CONFLICT (slot_id, start) DO UPDATE SET end = excluded.end, map_id = excluded.map_id, mode = excluded.mode, modifiers = excluded.modifiers, seen_at = max(seen_at, excluded.seen_at)',
+      [...rows.values()],
+      `ON CONFLICT (slot_id, start) DO UPDATE SET "end" = excluded."end", map_id = excluded.map_id, mode = excluded.mode,
+         modifiers = excluded.modifiers, seen_at = ${greater('rotation.seen_at', 'excluded.seen_at')}`,
     );
     await this.upsertMaps(db, maps);
   }
@@ -556,22 +615,22 @@ export class HistoryStore {
     states: { atMs: number; data: Player | Club }[],
     extra: Observation[] = [],
   ): Promise<number> {
-    return this.recording(async () => {
+    return this.write(async (tx) => {
       if (states.length === 0) return 0;
       const last = states[states.length - 1]!;
       // discovery from the newest state only (older names must not win) plus whatever comes along
-      await this.recordIn(this.w, extra);
+      await this.recordIn(tx, extra);
       const id =
         kind === 'player'
-          ? (await this.discoverPlayers(this.w, [{ tag, name: last.data.name, trophies: last.data.trophies, clubTag: playerClub(last.data as Player)?.tag ?? '', clubName: playerClub(last.data as Player)?.name ?? null, seen: sec(last.atMs) }])).get(tag)!
-          : (await this.discoverClubs(this.w, [{ tag, name: last.data.name, trophies: last.data.trophies, memberCount: null, badgeId: null, seen: sec(last.atMs) }])).get(tag)!;
-      if (kind === 'player') await this.writeNames(this.w, namesOfPlayer(last.data as Player, sec(last.atMs)));
+          ? (await this.discoverPlayers(tx, [{ tag, name: last.data.name, trophies: last.data.trophies, clubTag: playerClub(last.data as Player)?.tag ?? '', clubName: playerClub(last.data as Player)?.name ?? null, seen: sec(last.atMs) }])).get(tag)!
+          : (await this.discoverClubs(tx, [{ tag, name: last.data.name, trophies: last.data.trophies, memberCount: null, badgeId: null, seen: sec(last.atMs) }])).get(tag)!;
+      if (kind === 'player') await this.writeNames(tx, namesOfPlayer(last.data as Player, sec(last.atMs)));
       const spec = kind === 'player' ? PLAYER_SPEC : CLUB_SPEC;
       const snaps: Snapshot[] = states.map((s) => ({ t: sec(s.atMs), state: canonical(s.data as Record<string, unknown>, spec) }));
-      const { bytes, changes } = await prependSnapshots(this.w, kind, id, snaps);
-      if (kind === 'club') await this.writeClubEvents(this.w, changes);
+      const { bytes, changes } = await prependSnapshots(tx, kind, id, snaps);
+      if (kind === 'club') await this.writeClubEvents(tx, changes);
       // Builds follow the newest state: only an entity that had none before takes them from here.
-      if (kind === 'player' && changes[0]?.prev === null) await this.updateBuilds(this.w, changes);
+      if (kind === 'player' && changes[0]?.prev === null) await this.updateBuilds(tx, changes);
       return bytes;
     });
   }
@@ -579,7 +638,7 @@ export class HistoryStore {
   // ------------------------------------------------------------------ tracking
 
   /** The id of a tag, adding it (nameless until seen) when new. */
-  private async entityId(db: Sqlite, kind: EntityKind, tag: string): Promise<number> {
+  private async entityId(db: SqlDb, kind: EntityKind, tag: string): Promise<number> {
     if (kind === 'player') {
       return (await this.discoverPlayers(db, [{ tag, name: this.players.get(tag)?.name ?? '', trophies: null, clubTag: null, clubName: null, seen: 0 }])).get(tag)!;
     }
@@ -588,11 +647,11 @@ export class HistoryStore {
 
   /** Tracks until `untilMs` (never shortens); a new entry is due for polling at once. */
   track(kind: EntityKind, tag: string, untilMs: number, nowMs: number): Promise<void> {
-    return this.w.transaction(async () => {
-      const id = await this.entityId(this.w, kind, tag);
-      await this.w.run(
+    return this.write(async (tx) => {
+      const id = await this.entityId(tx, kind, tag);
+      await tx.run(
         `INSERT INTO tracked (kind, id, viewed_until, next_poll) VALUES (?, ?, ?, ?)
-         ON CONFLICT (kind, id) DO UPDATE SET viewed_until = max(viewed_until, excluded.viewed_until)`,
+         ON CONFLICT (kind, id) DO UPDATE SET viewed_until = ${greater('tracked.viewed_until', 'excluded.viewed_until')}`,
         [KIND_CODE[kind], id, sec(untilMs), sec(nowMs)],
       );
     });
@@ -600,28 +659,28 @@ export class HistoryStore {
 
   /** Keeps an entity tracked while the pin exists (a linked Discord member, a channel leaderboard). */
   pin(kind: EntityKind, tag: string, reason: string, nowMs: number): Promise<void> {
-    return this.w.transaction(async () => {
-      const id = await this.entityId(this.w, kind, tag);
-      await this.w.run('INSERT OR IGNORE INTO pin (kind, id, reason) VALUES (?, ?, ?)', [KIND_CODE[kind], id, reason]);
-      await this.w.run('INSERT OR IGNORE INTO tracked (kind, id, viewed_until, next_poll) VALUES (?, ?, 0, ?)', [KIND_CODE[kind], id, sec(nowMs)]);
+    return this.write(async (tx) => {
+      const id = await this.entityId(tx, kind, tag);
+      await tx.run(INSERT_PIN, [KIND_CODE[kind], id, reason]);
+      await tx.run(INSERT_TRACKED, [KIND_CODE[kind], id, sec(nowMs)]);
     });
   }
 
   unpin(kind: EntityKind, tag: string, reason: string): Promise<void> {
-    return this.w.transaction(async () => {
-      const row = await this.w.get<{ id: number }>(`SELECT id FROM ${kind} WHERE tag = ?`, [tag]);
-      if (row) await this.w.run('DELETE FROM pin WHERE kind = ? AND id = ? AND reason = ?', [KIND_CODE[kind], row.id, reason]);
+    return this.write(async (tx) => {
+      const row = await tx.get<{ id: number }>(`SELECT id FROM ${kind} WHERE tag = ?`, [tag]);
+      if (row) await tx.run('DELETE FROM pin WHERE kind = ? AND id = ? AND reason = ?', [KIND_CODE[kind], row.id, reason]);
     });
   }
 
   /** Replaces the set of entities pinned for one reason (e.g. the global ranking's top players). */
   replacePins(kind: EntityKind, reason: string, tags: string[], nowMs: number): Promise<void> {
-    return this.w.transaction(async () => {
-      await this.w.run('DELETE FROM pin WHERE kind = ? AND reason = ?', [KIND_CODE[kind], reason]);
+    return this.write(async (tx) => {
+      await tx.run('DELETE FROM pin WHERE kind = ? AND reason = ?', [KIND_CODE[kind], reason]);
       for (const tag of tags) {
-        const id = await this.entityId(this.w, kind, tag);
-        await this.w.run('INSERT OR IGNORE INTO pin (kind, id, reason) VALUES (?, ?, ?)', [KIND_CODE[kind], id, reason]);
-        await this.w.run('INSERT OR IGNORE INTO tracked (kind, id, viewed_until, next_poll) VALUES (?, ?, 0, ?)', [KIND_CODE[kind], id, sec(nowMs)]);
+        const id = await this.entityId(tx, kind, tag);
+        await tx.run(INSERT_PIN, [KIND_CODE[kind], id, reason]);
+        await tx.run(INSERT_TRACKED, [KIND_CODE[kind], id, sec(nowMs)]);
       }
     });
   }
@@ -649,7 +708,7 @@ export class HistoryStore {
       `SELECT t.id, e.tag FROM tracked t JOIN ${kind} e ON e.id = t.id
        WHERE t.kind = ? AND t.next_poll <= ?
          AND (t.viewed_until > ? OR EXISTS (SELECT 1 FROM pin p WHERE p.kind = t.kind AND p.id = t.id))
-       ORDER BY t.next_poll LIMIT ?`,
+       ORDER BY t.next_poll, t.id LIMIT ?`,
       [KIND_CODE[kind], now, now, limit],
     );
   }
@@ -667,10 +726,10 @@ export class HistoryStore {
 
   markPolled(kind: EntityKind, ids: number[], nowMs: number, nextMs: number): Promise<void> {
     if (ids.length === 0) return Promise.resolve();
-    return this.w.transaction(async () => {
+    return this.write(async (tx) => {
       for (let i = 0; i < ids.length; i += 500) {
         const part = ids.slice(i, i + 500);
-        await this.w.run(
+        await tx.run(
           `UPDATE tracked SET last_poll = ?, next_poll = ? WHERE kind = ? AND id IN (${part.map(() => '?').join(',')})`,
           [sec(nowMs), sec(nextMs), KIND_CODE[kind], ...part],
         );
@@ -710,8 +769,8 @@ export class HistoryStore {
   }
 
   setMeta(key: string, value: unknown): Promise<void> {
-    return this.w.transaction(async () => {
-      await this.w.run('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)', [key, JSON.stringify(value)]);
+    return this.write(async (tx) => {
+      await tx.run(UPSERT_META, [key, JSON.stringify(value)]);
     });
   }
 
@@ -770,7 +829,7 @@ export class HistoryStore {
     }>(
       `SELECT t, brawler_id, result, trophy_change, rank, star, map_id, mode, type FROM player_battle
        WHERE player_id = ? AND t >= ? AND t <= ? ORDER BY t DESC LIMIT ?`,
-      [id, opts.sinceMs === undefined ? 0 : sec(opts.sinceMs), opts.untilMs === undefined ? Number.MAX_SAFE_INTEGER : sec(opts.untilMs), opts.limit ?? -1],
+      [id, opts.sinceMs === undefined ? 0 : sec(opts.sinceMs), opts.untilMs === undefined ? NO_LIMIT : sec(opts.untilMs), opts.limit ?? NO_LIMIT],
     );
     return rows.map((r) => ({
       t: r.t,
@@ -831,8 +890,8 @@ export class HistoryStore {
   async rotationHistory(sinceMs: number): Promise<RotationRow[]> {
     const labels = await this.labelNames();
     const rows = await this.r.all<{ slot_id: number; start: number; end: number; map_id: number; mode: number | null; modifiers: string | null; name: string | null }>(
-      `SELECT r.slot_id, r.start, r.end, r.map_id, r.mode, r.modifiers, m.name FROM rotation r LEFT JOIN map m ON m.id = r.map_id
-       WHERE r.end >= ? ORDER BY r.slot_id, r.start`,
+      `SELECT r.slot_id, r.start, r."end", r.map_id, r.mode, r.modifiers, m.name FROM rotation r LEFT JOIN map m ON m.id = r.map_id
+       WHERE r."end" >= ? ORDER BY r.slot_id, r.start`,
       [sec(sinceMs)],
     );
     return rows.map((r) => ({
@@ -871,7 +930,7 @@ export class HistoryStore {
   async brawlerResults(playerIds: number[], brawlerId: number): Promise<{ playerId: number; result: number | null }[]> {
     if (playerIds.length === 0) return [];
     const rows = await this.r.all<{ player_id: number; result: number | null }>(
-      `SELECT player_id, result FROM player_battle WHERE brawler_id = ? AND player_id IN (${playerIds.map(() => '?').join(',')})`,
+      `SELECT player_id, result FROM player_battle WHERE brawler_id = ? AND player_id IN (${marks(playerIds.length)})`,
       [brawlerId, ...playerIds],
     );
     return rows.map((r) => ({ playerId: r.player_id, result: r.result }));
@@ -885,7 +944,7 @@ export class HistoryStore {
 
   /** Name search (see history-search.ts for the ranking). */
   search(kind: EntityKind, name: string, limit: number, offset: number): Promise<SearchPage> {
-    return searchNames(this.r, kind, name, limit, offset);
+    return this.backend.search(kind, name, limit, offset);
   }
 
   // ------------------------------------------------------------------ retention and size
@@ -902,13 +961,13 @@ export class HistoryStore {
     const chunked = async (sql: string, params: SqlValue[]): Promise<number> => {
       let n = 0;
       for (;;) {
-        const r = await this.w.transaction(() => this.w.run(sql, params));
+        const r = await this.write((tx) => tx.run(sql, params));
         n += r.changes;
         if (r.changes < 5000) return n;
       }
     };
-    report.snapshots += await this.w.transaction(() => pruneSnapshots(this.w, 'player', cutoff));
-    report.snapshots += await this.w.transaction(() => pruneSnapshots(this.w, 'club', cutoff));
+    report.snapshots += await this.write((tx) => pruneSnapshots(tx, 'player', cutoff));
+    report.snapshots += await this.write((tx) => pruneSnapshots(tx, 'club', cutoff));
     report.battles = await chunked('DELETE FROM battle WHERE (t, key) IN (SELECT t, key FROM battle WHERE t < ? LIMIT 5000)', [cutoff]);
     report.playerBattles = await chunked(
       'DELETE FROM player_battle WHERE (player_id, t) IN (SELECT player_id, t FROM player_battle WHERE t < ? LIMIT 5000)',
@@ -923,7 +982,7 @@ export class HistoryStore {
       [cutoffDay],
     );
     report.aggregates += await chunked('DELETE FROM map_day WHERE day < ?', [cutoffDay]);
-    report.rotation = await chunked('DELETE FROM rotation WHERE end < ?', [cutoff]);
+    report.rotation = await chunked('DELETE FROM rotation WHERE "end" < ?', [cutoff]);
     report.trackings = await chunked(
       `DELETE FROM tracked WHERE viewed_until <= ? AND NOT EXISTS (SELECT 1 FROM pin p WHERE p.kind = tracked.kind AND p.id = tracked.id)`,
       [sec(nowMs)],
@@ -933,13 +992,13 @@ export class HistoryStore {
       const code = KIND_CODE[kind];
       const stateTable = kind === 'player' ? 'player_state' : 'club_state';
       const stateId = kind === 'player' ? 'player_id' : 'club_id';
-      await this.w.transaction(async () => {
-        await this.w.run(
+      await this.write(async (tx) => {
+        await tx.run(
           `DELETE FROM ${stateTable} WHERE t < ? AND ${stateId} NOT IN (SELECT id FROM tracked WHERE kind = ${code})`,
           [cutoff],
         );
         if (kind === 'player') {
-          await this.w.run('DELETE FROM player_build WHERE player_id NOT IN (SELECT player_id FROM player_state)');
+          await tx.run('DELETE FROM player_build WHERE player_id NOT IN (SELECT player_id FROM player_state)');
         }
       });
       report.entities += await chunked(
@@ -956,10 +1015,9 @@ export class HistoryStore {
     return report;
   }
 
-  /** Bytes used by each table and index (SQLite's dbstat), for the benchmark and /healthz. */
-  async tableBytes(): Promise<Record<string, number>> {
-    const rows = await this.r.all<{ name: string; bytes: number }>('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name');
-    return Object.fromEntries(rows.map((r) => [r.name, r.bytes]));
+  /** Bytes used by each table and index, for the benchmark and /healthz. */
+  tableBytes(): Promise<Record<string, number>> {
+    return this.backend.tableBytes();
   }
 
   async counts(): Promise<Record<string, number>> {
@@ -1067,7 +1125,7 @@ interface ClubRow {
  * with `select` in chunks of 500 and remembered in `refs`.
  */
 async function idsOf<Row extends { id: number; tag: string }, Ref extends { id: number }>(
-  db: Sqlite,
+  db: SqlDb,
   tags: Iterable<string>,
   refs: Pick<Lru<string, Ref>, 'get' | 'set'>,
   unknown: string[],
@@ -1081,7 +1139,7 @@ async function idsOf<Row extends { id: number; tag: string }, Ref extends { id: 
   }
   for (let i = 0; i < unknown.length; i += 500) {
     const part = unknown.slice(i, i + 500);
-    for (const row of await db.all<Row>(`${select} WHERE tag IN (${part.map(() => '?').join(',')})`, part)) {
+    for (const row of await db.all<Row>(`${select} WHERE tag IN (${marks(part.length)})`, part)) {
       refs.set(row.tag, remember(row));
       out.set(row.tag, row.id);
     }

@@ -10,25 +10,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import sqlite3 from 'sqlite3';
+import { insertMany as insertRows, StoreError, type RunResult, type SqlDb, type SqlParams, type SqlPool, type SqlValue } from './sql.ts';
 
-export type SqlValue = number | string | bigint | Buffer | Uint8Array | null;
-export type SqlParams = SqlValue[] | Record<string, SqlValue>;
-
-export interface RunResult {
-  changes: number;
-  lastID: number;
-}
-
-/** Raised when the store cannot be opened or a statement fails; carries the driver's code. */
-export class StoreError extends Error {
-  constructor(
-    message: string,
-    readonly code?: string,
-  ) {
-    super(message);
-    this.name = 'StoreError';
-  }
-}
+export { StoreError } from './sql.ts';
+export type { RunResult, SqlParams, SqlValue } from './sql.ts';
 
 function wrap(err: Error & { code?: string }, sql?: string): StoreError {
   const e = new StoreError(sql ? `${err.message} (in: ${sql.slice(0, 120).replace(/\s+/g, ' ')})` : err.message, err.code);
@@ -42,7 +27,8 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-export class Sqlite {
+export class Sqlite implements SqlPool, SqlDb {
+  readonly dialect = 'sqlite' as const;
   private readonly statements = new Map<string, sqlite3.Statement>();
   /** tail of the chain of write transactions: each waits for the previous one */
   private txTail: Promise<unknown> = Promise.resolve();
@@ -87,7 +73,7 @@ export class Sqlite {
     return new Promise((resolve, reject) => {
       this.statement(sql).run(params, function (this: sqlite3.RunResult, err: Error | null) {
         if (err) reject(wrap(err, sql));
-        else resolve({ changes: this.changes, lastID: this.lastID });
+        else resolve({ changes: this.changes });
       });
     });
   }
@@ -117,12 +103,12 @@ export class Sqlite {
    * Runs `fn` inside BEGIN IMMEDIATE … COMMIT, after every transaction started before it. Either all
    * of its writes land or none do; on any error the transaction rolls back and the error propagates.
    */
-  transaction<T>(fn: () => Promise<T>): Promise<T> {
+  transaction<T>(fn: (tx: Sqlite) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       if (this.closed) throw new StoreError('the store is closed');
       await this.exec('BEGIN IMMEDIATE');
       try {
-        const out = await fn();
+        const out = await fn(this);
         await this.exec('COMMIT');
         return out;
       } catch (err) {
@@ -148,37 +134,7 @@ export class Sqlite {
   }
 }
 
-/**
- * Multi-row INSERT helper: one statement per chunk of rows, so a batch of thousands of rows costs a
- * few driver round trips instead of one per row. `head` is everything before VALUES, `tail` what
- * follows the value list (ON CONFLICT …).
- */
-export async function insertMany(
-  db: Sqlite,
-  head: string,
-  columns: number,
-  rows: SqlValue[][],
-  tail = '',
-): Promise<number> {
-  if (rows.length === 0) return 0;
-  // 32766 bound variables at most. Chunks are the largest power of two that fits, and the remainder
-  // is split into powers of two too, so only a handful of distinct statements are ever prepared.
-  const max = Math.max(1, Math.min(512, 2 ** Math.floor(Math.log2(30_000 / columns))));
-  const tuple = `(${new Array(columns).fill('?').join(',')})`;
-  let changes = 0;
-  let i = 0;
-  while (i < rows.length) {
-    let size = max;
-    while (size > rows.length - i) size >>= 1;
-    const part = rows.slice(i, i + size);
-    i += size;
-    const sql = `${head} VALUES ${new Array(size).fill(tuple).join(',')} ${tail}`;
-    const params: SqlValue[] = [];
-    for (const r of part) {
-      if (r.length !== columns) throw new StoreError(`insertMany: expected ${columns} values, got ${r.length}`);
-      for (const v of r) params.push(v);
-    }
-    changes += (await db.run(sql, params)).changes;
-  }
-  return changes;
+/** Multi-row INSERT (see sql.ts); kept here for callers that only know SQLite. */
+export function insertMany(db: Sqlite, head: string, columns: number, rows: SqlValue[][], tail = ''): Promise<number> {
+  return insertRows(db, head, columns, rows, tail);
 }
