@@ -1,7 +1,9 @@
 /**
- * The history store: migrations (from empty and from the previous version), a writer killed with
- * SIGKILL mid-write, battle deduplication across overlapping logs, pruning, and name search
- * (ranking, case and accent folding).
+ * The history store's contract, on every backend (SQLite always, PostgreSQL when DATABASE_URL is
+ * set, each store in its own file or schema): migrations, a writer killed with SIGKILL mid-write,
+ * a lost database connection, battle deduplication across overlapping logs, pruning, the poll
+ * schedule, and name search (ranking, case and accent folding). SQLite's own upgrade path is
+ * tested here too.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,10 +13,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { World } from '../src/sim/world.ts';
 import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../src/store/history-schema.ts';
+import { PG_MIGRATIONS } from '../src/store/history-schema-pg.ts';
 import { HistoryStore } from '../src/store/history-store.ts';
 import { foldName, matchClass } from '../src/store/search-fold.ts';
 import { Sqlite } from '../src/store/sqlite.ts';
 import { BattleLog, type Player, type PlayerRankingItem } from '../src/upstream/schemas.ts';
+import { backends, openStore, terminateConnections, writerArgs, type BackendFixture } from './support/stores.ts';
 
 const T0 = Date.UTC(2026, 5, 1, 12);
 const MIN = 60_000;
@@ -26,14 +30,16 @@ function tempDir(): string {
   dirs.push(d);
   return d;
 }
-afterAll(() => {
+const BACKENDS = backends();
+afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const b of BACKENDS) await b.dropAll();
 });
 
 const ranking = (rows: [string, string, number][]): PlayerRankingItem[] =>
   rows.map(([tag, name, trophies], i) => ({ tag, name, trophies, rank: i + 1 }));
 
-describe('migrations', () => {
+describe('SQLite migrations', () => {
   it('creates the latest schema in an empty store', async () => {
     const db = await Sqlite.open(join(tempDir(), 'h.sqlite'));
     expect(await schemaVersion(db)).toBe(0);
@@ -86,11 +92,24 @@ describe('migrations', () => {
   });
 });
 
+describe.each(BACKENDS)('history store on $name', (backend: BackendFixture) => {
+describe('schema', () => {
+  it('refuses a store written by a newer version, with a clear message', async () => {
+    const where = backend.fresh();
+    const store = await openStore(where);
+    const latest = backend.name === 'sqlite' ? LATEST_VERSION : PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+    expect(await schemaVersion(store.r)).toBe(latest);
+    await store.w.run('UPDATE schema_version SET version = ?', [latest + 1]);
+    await store.close();
+    await expect(openStore(where)).rejects.toThrow(/schema version \d+, newer than this version of Starr Stats understands/);
+  });
+});
+
 describe('a writer killed mid-write', () => {
-  it('leaves a store that opens consistent, every committed round whole', async () => {
-    const path = join(tempDir(), 'h.sqlite');
+  it('leaves a store that opens consistent, every committed round whole, and takes the next round', async () => {
+    const where = backend.fresh();
     const perRound = 20;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/history-writer.ts', path, String(perRound)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/history-writer.ts', ...writerArgs(where), String(perRound)], {
       cwd: process.cwd(),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -109,8 +128,10 @@ describe('a writer killed mid-write', () => {
     });
     await new Promise((r) => child.once('close', r));
 
-    const store = await HistoryStore.open({ path });
-    expect(await store.r.get<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    const store = await openStore(where);
+    if (backend.name === 'sqlite') {
+      expect(await store.r.get<{ integrity_check: string }>('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    }
     const rounds = new Set<number>();
     for (let i = 0; i < perRound; i++) {
       const snaps = await store.snapshots('player', `#P${i}`);
@@ -119,7 +140,13 @@ describe('a writer killed mid-write', () => {
       rounds.add(snaps.length);
     }
     expect(rounds.size).toBe(1);
-    expect([...rounds][0]).toBeGreaterThanOrEqual(committed);
+    const last = [...rounds][0]!;
+    expect(last).toBeGreaterThanOrEqual(committed);
+    // The restarted store answers and records the next round on top.
+    const p = { tag: '#P0', name: 'Writer 0', trophies: last + 1, highestTrophies: last + 1, expLevel: 1, brawlers: [] } as unknown as Player;
+    const next = await store.record([{ kind: 'player', atMs: Date.UTC(2026, 0, 1) + (last + 1) * MIN, data: p }]);
+    expect(next.playerSnapshots).toBe(1);
+    expect((await store.snapshots('player', '#P0')).length).toBe(last + 1);
     await store.close();
   });
 });
@@ -128,7 +155,7 @@ describe('recording', () => {
   let store: HistoryStore;
   const world = new World({ seed: 'store', players: 200, clubs: 20 });
   beforeAll(async () => {
-    store = await HistoryStore.open({ dir: tempDir() });
+    store = await openStore(backend.fresh());
   });
   afterAll(async () => store.close());
 
@@ -253,7 +280,7 @@ describe('names of brawlers and their items', () => {
 
 describe('pruning', () => {
   it('drops what is older than the retention and keeps every newest state readable', async () => {
-    const store = await HistoryStore.open({ dir: tempDir() });
+    const store = await openStore(backend.fresh());
     const world = new World({ seed: 'prune', players: 100, clubs: 10 });
     const tag = world.playerTag(1);
     const times = [T0 - 40 * DAY, T0 - 20 * DAY, T0 - 5 * DAY, T0];
@@ -285,7 +312,7 @@ describe('pruning', () => {
 describe('name search', () => {
   let store: HistoryStore;
   beforeAll(async () => {
-    store = await HistoryStore.open({ dir: tempDir() });
+    store = await openStore(backend.fresh());
     await store.record([
       {
         kind: 'playerRanking',
@@ -346,7 +373,7 @@ describe('name search', () => {
   });
 
   it('agrees with the match classes for any names and queries', async () => {
-    const s = await HistoryStore.open({ dir: tempDir() });
+    const s = await openStore(backend.fresh());
     const alphabet = ['a', 'b', 'á', 'B', ' ', '-', 'ab', 'ß'];
     const nameArb = fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 6 }).map((p) => p.join(''));
     const names = fc.sample(nameArb, { numRuns: 150, seed: 7 });
@@ -368,4 +395,5 @@ describe('name search', () => {
     );
     await s.close();
   });
+});
 });

@@ -4,16 +4,19 @@
  * round, until the parent kills it.
  *
  *   node --import tsx test/support/history-writer.ts <store file> <players per round>
+ *   node --import tsx test/support/history-writer.ts <postgres://…> <schema> <players per round>
  */
 import { HistoryStore } from '../../src/store/history-store.ts';
 import type { Player } from '../../src/upstream/schemas.ts';
 
-const [path, perRound] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const pg = /^postgres(ql)?:\/\//.test(args[0] ?? '');
+const perRound = pg ? args[2] : args[1];
 const n = Number(perRound ?? 20);
-const store = await HistoryStore.open({ path: path! });
+const store = pg ? await HistoryStore.open({ url: args[0]!, schema: args[1]! }) : await HistoryStore.open({ path: args[0]! });
 const T0 = Date.UTC(2026, 0, 1);
 
-function player(i: number, round: number): Player {
+function writerPlayer(i: number, round: number): Player {
   return {
     tag: `#P${i}`,
     name: `Writer ${i}`,
@@ -30,6 +33,6 @@ function player(i: number, round: number): Player {
 }
 
 for (let round = 1; ; round++) {
-  await store.record(Array.from({ length: n }, (_, i) => ({ kind: 'player' as const, atMs: T0 + round * 60_000, data: player(i, round) })));
+  await store.record(Array.from({ length: n }, (_, i) => ({ kind: 'player' as const, atMs: T0 + round * 60_000, data: writerPlayer(i, round) })));
   process.stdout.write(`${round}\n`);
 }
