@@ -43,7 +43,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { HistoryStore } = await import('../store/history-store.ts');
   const { backfill, clubsOf, samplePlayers } = await import('../poller/backfill.ts');
   const world = new World({ seed: cfg.SIM_SEED, players: cfg.SIM_PLAYERS, clubs: cfg.SIM_CLUBS });
-  const store = await HistoryStore.open({ dir: cfg.DATA_DIR });
+  const store = await HistoryStore.openFor(cfg);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);

@@ -652,18 +652,14 @@ function perDay(battles: PlayerBattleRow[], winsOnly: boolean): Point[] {
   return [...days].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ t, v }));
 }
 
-/** Opens the store under DATA_DIR and builds the service (the lead wires `observer` into StatsService). */
+/** Opens the store (DATABASE_URL, else under DATA_DIR) and builds the service (the lead wires `observer` into StatsService). */
 export async function openHistory(opts: {
   config: HistoryConfig & Pick<Config, 'DATA_DIR' | 'DATABASE_URL' | 'DATABASE_SCHEMA'>;
   stats: HistoryStats & { observe?(o: CoreObserver): () => void };
   now?: () => number;
   logger?: Logger;
 }): Promise<{ history: HistoryService; store: HistoryStore; close(): Promise<void> }> {
-  const store = await HistoryStore.open({
-    dir: opts.config.DATA_DIR,
-    ...(opts.config.DATABASE_URL ? { url: opts.config.DATABASE_URL } : {}),
-    ...(opts.config.DATABASE_SCHEMA ? { schema: opts.config.DATABASE_SCHEMA } : {}),
-  });
+  const store = await HistoryStore.openFor(opts.config);
   opts.logger?.info({ store: store.location }, 'history store open');
   const history = new HistoryService({ store, stats: opts.stats, config: opts.config, ...(opts.now ? { now: opts.now } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
   const stop = opts.stats.observe?.(history.observer);

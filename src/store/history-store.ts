@@ -139,6 +139,15 @@ export class HistoryStore {
     return new HistoryStore(await openSqliteBackend(opts.path ?? join(opts.dir ?? '.', HISTORY_FILE)));
   }
 
+  /** Opens the store the settings name: PostgreSQL when DATABASE_URL is set, else SQLite under DATA_DIR. */
+  static openFor(config: { DATA_DIR: string; DATABASE_URL?: string | undefined; DATABASE_SCHEMA?: string | undefined }): Promise<HistoryStore> {
+    return HistoryStore.open({
+      dir: config.DATA_DIR,
+      ...(config.DATABASE_URL ? { url: config.DATABASE_URL } : {}),
+      ...(config.DATABASE_SCHEMA ? { schema: config.DATABASE_SCHEMA } : {}),
+    });
+  }
+
   /** Where the store lives (a file path, or the PostgreSQL database and schema), for logs. */
   get location(): string {
     return this.backend.location;
