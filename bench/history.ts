@@ -11,11 +11,15 @@
  *          --names N (default 1000000) --queries N (default 1000)
  *          --backfill-players N (default 100) --backfill-days D (default 30)
  *          --only polling|search|backfill
+ *          --store sqlite|postgres (default sqlite; postgres uses DATABASE_URL, default
+ *            postgres://postgres@127.0.0.1:5432/test, in a schema of its own dropped at the end)
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { HistoryService } from '../src/core/history.ts';
 import { createStatsService } from '../src/core/service.ts';
@@ -39,8 +43,26 @@ const { values: args } = parseArgs({
     'backfill-players': { type: 'string', default: '100' },
     'backfill-days': { type: 'string', default: '30' },
     only: { type: 'string' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
+if (args.store !== 'sqlite' && args.store !== 'postgres') throw new Error('--store is sqlite or postgres');
+const PG_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A fresh, empty store of the chosen backend: a file in `dir`, or a new PostgreSQL schema. */
+async function openBenchStore(dir: string): Promise<HistoryStore & { drop(): Promise<void> }> {
+  if (args.store === 'sqlite') return Object.assign(await HistoryStore.open({ dir }), { drop: async () => {} });
+  const schema = `starr_bench_${randomBytes(6).toString('hex')}`;
+  const store = await HistoryStore.open({ url: PG_URL, schema });
+  return Object.assign(store, {
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.end();
+    },
+  });
+}
 const T0 = Date.UTC(2026, 5, 15, 0);
 const MIN = 60_000;
 const tmp = () => mkdtempSync(join(tmpdir(), 'starr-bench-history-'));
@@ -57,7 +79,7 @@ async function polling(): Promise<void> {
   const stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
   const upstream = createUpstreamClient(config, { baseUrl: sim.url, tokens: [sim.token], kind: 'simulated' }, { logger: silentLogger });
   const stats = createStatsService(config, { upstream, stores, now: () => clock.now(), logger: silentLogger });
-  const store = await HistoryStore.open({ dir });
+  const store = await openBenchStore(dir);
   const history = new HistoryService({ store, stats, config, now: () => clock.now() });
   stats.observe(history.observer);
   const poller = new Poller({ stats, history, config, clock: { now: () => clock.now(), sleep: async () => {} }, pinTopPlayers: 0, concurrency: 16 });
@@ -88,6 +110,7 @@ async function polling(): Promise<void> {
   console.log(`  newest states     ${fmt((bytes.player_state ?? 0) / players / 1024)} KB per player (kept once, replaced on change)`);
   await history.close();
   await store.close();
+  await store.drop();
   await stats.close();
   await upstream.close();
   await sim.close();
@@ -99,7 +122,7 @@ async function search(): Promise<void> {
   const n = Number(args.names);
   const dir = tmp();
   const world = new World({ seed: 'bench', players: n, clubs: Math.max(1, Math.floor(n / 10)) });
-  const store = await HistoryStore.open({ dir });
+  const store = await openBenchStore(dir);
   let started = performance.now();
   const batch = 5000;
   for (let i = 0; i < n; i += batch) {
@@ -111,7 +134,7 @@ async function search(): Promise<void> {
     await store.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: items }]);
   }
   const buildS = (performance.now() - started) / 1000;
-  const size = statSync(store.location).size;
+  const size = Object.values(await store.tableBytes()).reduce((a, b) => a + b, 0);
   // Queries as people type them: whole names, prefixes, one word, and pieces from the middle.
   let seed = 42;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -140,9 +163,10 @@ async function search(): Promise<void> {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  console.log(`search: ${n.toLocaleString('en-US')} names indexed in ${fmt(buildS)} s (${fmt(size / 2 ** 20)} MB file), ${times.length} queries (exact, prefix, word, substring)`);
+  console.log(`search: ${n.toLocaleString('en-US')} names indexed in ${fmt(buildS)} s (${fmt(size / 2 ** 20)} MB of tables and indexes), ${times.length} queries (exact, prefix, word, substring)`);
   console.log(`  latency           p50 ${fmt(pct(times, 0.5), 2)} ms, p99 ${fmt(pct(times, 0.99), 2)} ms, max ${fmt(times[times.length - 1]!, 2)} ms`);
   await store.close();
+  await store.drop();
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -151,7 +175,7 @@ async function backfillBench(): Promise<void> {
   const days = Number(args['backfill-days']);
   const dir = tmp();
   const world = new World({ seed: 'bench', players: 5000, clubs: 500 });
-  const store = await HistoryStore.open({ dir });
+  const store = await openBenchStore(dir);
   // A sample spread over the whole world, so strong and weak players weigh as they do in it.
   const tags = Array.from({ length: players }, (_, i) => world.playerTag(Math.floor((i * 5000) / players)));
   const started = performance.now();
@@ -170,9 +194,11 @@ async function backfillBench(): Promise<void> {
     console.log(`  5,000 players + 500 clubs over ${days} days: ~${fmt(est / 60)} min (extrapolated from the sample; --backfill-players 5000 runs it)`);
   }
   await store.close();
+  await store.drop();
   rmSync(dir, { recursive: true, force: true });
 }
 
+console.log(`history store: ${args.store}`);
 const only = args.only;
 if (!only || only === 'polling') await polling();
 if (!only || only === 'search') await search();
