@@ -21,6 +21,7 @@ const commands: Record<string, () => Promise<CliCommand>> = {
   try: () => import('./cli/try.ts'),
   serve: () => import('./cli/serve.ts'),
   backfill: () => import('./cli/backfill.ts'),
+  migrate: () => import('./cli/migrate.ts'),
 };
 
 export const defaultIo = (): CliIo => ({

@@ -27,7 +27,9 @@ export interface HistoryBackend {
    * SEARCH_TOTAL_CAP.
    */
   search(kind: EntityKind, name: string, limit: number, offset: number): Promise<SearchPage>;
-  /** bytes used by each table and index */
+  /** bytes used by each table and index (PostgreSQL counts a table's indexes in the table's figure) */
   tableBytes(): Promise<Record<string, number>>;
+  /** after rows with explicit ids were copied in: moves id generators past them */
+  afterCopy?(identityTables: string[]): Promise<void>;
   close(): Promise<void>;
 }

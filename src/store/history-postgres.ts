@@ -116,11 +116,17 @@ export async function openPostgresBackend(url: string, opts: PostgresOptions = {
     search: (kind, name, limit, offset) => searchPostgres(db, kind, name, limit, offset),
     async tableBytes() {
       const rows = await db.all<{ name: string; bytes: number }>(
-        `SELECT c.relname AS name, CASE WHEN c.relkind = 'r' THEN pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END AS bytes
+        // each table with its indexes and TOAST, so a table's figure is its whole cost
+        `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i')`,
+         WHERE n.nspname = current_schema() AND c.relkind = 'r'`,
       );
       return Object.fromEntries(rows.map((x) => [x.name, x.bytes]));
+    },
+    async afterCopy(tables) {
+      for (const t of tables) {
+        await db.run(`SELECT setval(pg_get_serial_sequence('${t}', 'id'), GREATEST((SELECT max(id) FROM ${t}), 1))`);
+      }
     },
     close: () => db.close(),
   };

@@ -783,6 +783,26 @@ export class HistoryStore {
     });
   }
 
+  // ------------------------------------------------------------------ bulk copy (starr migrate)
+
+  /**
+   * Inserts rows copied from another store (rows already here are kept as they are) and notes how
+   * far the copy got under the meta key `progressKey`, in one transaction. Returns rows inserted.
+   */
+  copyRows(table: string, columns: string[], rows: SqlValue[][], progressKey: string, progress: unknown): Promise<number> {
+    return this.write(async (tx) => {
+      const n = await insertMany(tx, `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')})`, columns.length, rows, 'ON CONFLICT DO NOTHING');
+      await tx.run(UPSERT_META, [progressKey, JSON.stringify(progress)]);
+      return n;
+    });
+  }
+
+  /** After a bulk copy: ids the copy brought must never be handed out again. */
+  async afterCopy(identityTables: string[]): Promise<void> {
+    await this.backend.afterCopy?.(identityTables);
+    this.forget();
+  }
+
   // ------------------------------------------------------------------ reads
 
   /** Recorded names of game things (brawlers and their items) by id; ids never named are absent. */
