@@ -129,7 +129,8 @@ export const settings = {
       return v;
     }),
   CACHE_TTL_SECONDS: setting('How long upstream answers are served from cache', '120', int(1, 86_400)),
-  CACHE_MEMORY_ITEMS: setting('Upper bound of entries kept in the in-process cache layer (a player is ~60 KB)', '1000', int(0, 1_000_000)),
+  CACHE_MEMORY_MB: setting('Megabytes of answers (as JSON) kept in the in-process cache layer; 0 turns it off', '32', int(0, 65_536)),
+  RENDER_CACHE_MB: setting('Megabytes of rendered PNG pictures kept in memory; 0 turns it off', '24', int(0, 65_536)),
   SIM_SEED: setting('Seed of the simulated world', 'starr', text),
   SIM_PLAYERS: setting('Players in the simulated world', '5000', int(10, 10_000_000)),
   SIM_CLUBS: setting('Clubs in the simulated world', '500', int(1, 1_000_000)),

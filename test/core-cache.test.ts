@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TieredCache } from '../src/core/cache.ts';
+import { stamp, TieredCache } from '../src/core/cache.ts';
 import { SingleFlight } from '../src/core/singleflight.ts';
 import { openKeyvStores, type KeyvStores } from '../src/store/keyv.ts';
 
@@ -27,26 +27,46 @@ function open(name: string): KeyvStores {
 }
 
 describe('TieredCache', () => {
-  it('keeps at most memoryItems in memory and finds the rest in the store', async () => {
-    const cache = new TieredCache({ store: open('bound').namespace('cache'), memoryItems: 3, retainMs: 60_000 });
+  it('keeps at most memoryBytes of content in memory and finds the rest in the store', async () => {
+    // each entry: 1,002 bytes of JSON plus the 256-byte allowance per entry, so three fit in 4,000
+    const cache = new TieredCache({ store: open('bound').namespace('cache'), memoryBytes: 4_000, retainMs: 60_000 });
+    const data = (i: number) => `${i}`.padEnd(1_000, 'x');
     for (let i = 0; i < 10; i++) {
-      await cache.set(`k${i}`, { fetchedAt: i, data: { i } });
-      expect(cache.memorySize).toBeLessThanOrEqual(3);
+      await cache.set(`k${i}`, { fetchedAt: i, data: data(i) });
+      expect(cache.memoryBytes).toBeLessThanOrEqual(4_000);
     }
+    expect(cache.memorySize).toBe(3);
     expect(cache.peek('k0')).toBeUndefined();
-    expect(cache.peek('k9')).toEqual({ fetchedAt: 9, data: { i: 9 } });
-    expect(await cache.get('k0')).toEqual({ entry: { fetchedAt: 0, data: { i: 0 } }, from: 'store' });
+    expect(cache.peek('k9')).toMatchObject({ fetchedAt: 9, data: data(9), bytes: 1_002 });
+    expect(await cache.get('k0')).toMatchObject({ entry: { fetchedAt: 0, data: data(0) }, from: 'store' });
     // Promoted: the next read of k0 is a memory hit, and the bound still holds.
     expect((await cache.get('k0'))?.from).toBe('memory');
     expect(cache.memorySize).toBe(3);
+    // one entry larger than the whole layer stays in the store only, and evicts nothing
+    await cache.set('big', { fetchedAt: 10, data: 'y'.repeat(5_000) });
+    expect(cache.peek('big')).toBeUndefined();
+    expect(cache.memorySize).toBe(3);
+    expect((await cache.get('big'))?.from).toBe('store');
+  });
+
+  it('stamps each entry once with a version that depends on its content only', async () => {
+    const a = stamp({ fetchedAt: 1, data: { name: 'Mortis', trophies: 700 } });
+    const b = stamp({ fetchedAt: 2, data: { name: 'Mortis', trophies: 700 } });
+    const c = stamp({ fetchedAt: 1, data: { name: 'Mortis', trophies: 701 } });
+    expect(a.version).toBe(b.version);
+    expect(a.version).not.toBe(c.version);
+    expect(stamp({ fetchedAt: 1, missing: { message: 'gone' } }).version).not.toBe(stamp({ fetchedAt: 1, data: null }).version);
+    // what the store hands back (a copy written with its version) keeps it
+    const stored = { fetchedAt: 1, data: { x: 1 }, version: 'v-from-store', bytes: 7 };
+    expect(stamp(stored).version).toBe('v-from-store');
   });
 
   it('works without a memory layer, and without a store', async () => {
-    const storeOnly = new TieredCache({ store: open('nomem').namespace('cache'), memoryItems: 0, retainMs: 60_000 });
+    const storeOnly = new TieredCache({ store: open('nomem').namespace('cache'), memoryBytes: 0, retainMs: 60_000 });
     await storeOnly.set('a', { fetchedAt: 1, data: 'x' });
     expect(storeOnly.memorySize).toBe(0);
     expect((await storeOnly.get('a'))?.from).toBe('store');
-    const memoryOnly = new TieredCache({ memoryItems: 2, retainMs: 60_000 });
+    const memoryOnly = new TieredCache({ memoryBytes: 1_000_000, retainMs: 60_000 });
     await memoryOnly.set('a', { fetchedAt: 1, data: 'x' });
     expect((await memoryOnly.get('a'))?.from).toBe('memory');
     expect(await memoryOnly.get('b')).toBeUndefined();
@@ -56,7 +76,7 @@ describe('TieredCache', () => {
     const kv = open('sweep');
     const other = kv.namespace('apikeys');
     await other.set('keep', 'me', 1);
-    const cache = new TieredCache({ store: kv.namespace('cache'), memoryItems: 0, retainMs: 1_000 });
+    const cache = new TieredCache({ store: kv.namespace('cache'), memoryBytes: 0, retainMs: 1_000 });
     for (let i = 0; i < 5; i++) await cache.set(`p${i}`, { fetchedAt: i, data: i });
     expect(await cache.sweep(Date.now())).toBe(0);
     expect(await cache.sweep(Date.now() + 2_000)).toBe(5);

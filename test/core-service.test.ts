@@ -131,7 +131,7 @@ describe('cache', () => {
     const a = service({ kv });
     const fromUpstream = await a.club(tag);
     clock.advance(30_000);
-    const b = service({ kv, memoryItems: 0 });
+    const b = service({ kv, memoryBytes: 0 });
     const fromStore = await b.club(tag);
     expect(plain(fromStore.data)).toEqual(plain(fromUpstream.data));
     expect(fromStore).toMatchObject({ fetchedAt: T0, ageSeconds: 30, stale: false });
@@ -253,16 +253,23 @@ describe('stale-if-error', () => {
 });
 
 describe('bounded memory', () => {
-  it('the in-memory layer never holds more than its bound; older entries come back from the store', async () => {
-    const stats = service({ memoryItems: 6 });
+  it('the in-memory layer never holds more bytes than its bound; older entries come back from the store', async () => {
+    const limit = 300_000;
+    const stats = service({ memoryBytes: limit });
     const tags = Array.from({ length: 20 }, (_, i) => sim.world.playerTag(i + 30));
     for (const t of tags) {
       await stats.player(t);
-      expect(stats.stats().memoryItems).toBeLessThanOrEqual(6);
+      expect(stats.stats().memoryBytes).toBeLessThanOrEqual(limit);
     }
-    expect(stats.stats()).toMatchObject({ memoryItems: 6, memoryLimit: 6, upstreamCalls: 20 });
-    for (const t of tags.slice(0, 8)) await stats.player(t);
-    expect(stats.stats()).toMatchObject({ memoryItems: 6, upstreamCalls: 20, storeHits: 8 });
+    const held = stats.stats().memoryItems;
+    // profiles of a few tens of KB each: some, not all, of the 20 fit
+    expect(held).toBeGreaterThan(1);
+    expect(held).toBeLessThan(20);
+    expect(stats.stats()).toMatchObject({ memoryLimit: limit, upstreamCalls: 20 });
+    // the oldest were evicted: they come from the store, not upstream
+    for (const t of tags.slice(0, 20 - held)) await stats.player(t);
+    expect(stats.stats()).toMatchObject({ upstreamCalls: 20, storeHits: 20 - held });
+    expect(stats.stats().memoryBytes).toBeLessThanOrEqual(limit);
     expect(calls()).toBe(20);
   });
 });
@@ -342,7 +349,7 @@ describe.runIf(process.env.REDIS_URL)('on Redis', () => {
     const tag = sim.world.playerTag(40);
     const a = service({ cache });
     const first = await a.player(tag);
-    const b = service({ cache, memoryItems: 0 });
+    const b = service({ cache, memoryBytes: 0 });
     clock.advance(30_000);
     expect(plain((await b.player(tag)).data)).toEqual(plain(first.data));
     expect(calls()).toBe(1);

@@ -7,6 +7,7 @@
  * (TTL per resource), and the same entry serves as the last good copy when upstream fails, so the
  * store keeps entries for a retention period far longer than the TTL.
  */
+import { createHash } from 'node:crypto';
 import type Keyv from 'keyv';
 import type { Logger } from '../log.ts';
 import { Lru } from '../lib/lru.ts';
@@ -20,13 +21,40 @@ export interface CacheEntry {
   data?: unknown;
   /** upstream said 404: the message, remembered so repeated misses don't reach upstream */
   missing?: { message: string; reason?: string };
+  /**
+   * A digest of the content (see `stamp`): equal for equal data, whichever process fetched it.
+   * What pictures and other derived answers are keyed by, so a cached one is found without
+   * looking at the data again.
+   */
+  version?: string;
+  /** size of the content as JSON, what the memory layer's byte bound counts */
+  bytes?: number;
 }
+
+/**
+ * Gives an entry its version and size, once: one JSON.stringify and a SHA-1 when the copy arrives
+ * (from upstream, or from a store written before entries carried them), never on a read.
+ */
+export function stamp(entry: CacheEntry): CacheEntry {
+  if (entry.version === undefined || entry.bytes === undefined) {
+    const text = JSON.stringify(entry.missing ? { missing: entry.missing } : (entry.data ?? null));
+    entry.version = createHash('sha1').update(text).digest('base64url').slice(0, 20);
+    entry.bytes = text.length;
+  }
+  return entry;
+}
+
+/** What an entry weighs in memory: its JSON size plus a fixed allowance for the entry itself. */
+const weigh = (entry: CacheEntry) => (entry.bytes ?? 0) + 256;
 
 export interface TieredCacheOptions {
   /** the keyv namespace 'cache'; without one only the memory layer is used */
   store?: Keyv;
-  /** entries in memory at most (0: no memory layer) */
-  memoryItems: number;
+  /**
+   * bytes of content (as JSON) in memory at most (0: no memory layer). The parsed copies take
+   * about 1.5× that on the heap (500 simulated players: 28.7 MB of JSON, 43.1 MB of heap).
+   */
+  memoryBytes: number;
   /** how long the store keeps an entry (the last good copy), milliseconds */
   retainMs: number;
   logger?: Logger;
@@ -38,6 +66,7 @@ function isEntry(v: unknown): v is CacheEntry {
 
 export class TieredCache {
   private readonly memory: Lru<string, CacheEntry>;
+  /** the byte bound of the memory layer */
   readonly memoryLimit: number;
   private readonly store?: Keyv;
   private readonly retainMs: number;
@@ -46,8 +75,8 @@ export class TieredCache {
   private storeFailing = false;
 
   constructor(opts: TieredCacheOptions) {
-    this.memory = new Lru(Math.max(0, opts.memoryItems));
-    this.memoryLimit = Math.max(0, opts.memoryItems);
+    this.memoryLimit = Math.max(0, opts.memoryBytes);
+    this.memory = new Lru(Number.MAX_SAFE_INTEGER, { max: this.memoryLimit, weigh });
     this.store = opts.store;
     this.retainMs = opts.retainMs;
     this.logger = opts.logger;
@@ -55,6 +84,11 @@ export class TieredCache {
 
   get memorySize(): number {
     return this.memory.size;
+  }
+
+  /** bytes the memory layer holds (as counted against memoryLimit) */
+  get memoryBytes(): number {
+    return this.memory.weightTotal;
   }
 
   /** The in-memory entry, synchronously (the warm path). */
@@ -81,7 +115,8 @@ export class TieredCache {
   }
 
   async set(key: string, entry: CacheEntry): Promise<void> {
-    this.remember(key, entry);
+    // stamped before it is stored, so every process reading the store sees the same version
+    this.remember(key, stamp(entry));
     if (!this.store) return;
     try {
       await this.store.set(key, entry, this.retainMs);
@@ -116,7 +151,7 @@ export class TieredCache {
   }
 
   private remember(key: string, entry: CacheEntry): void {
-    if (this.memoryLimit > 0) this.memory.set(key, entry);
+    if (this.memoryLimit > 0) this.memory.set(key, stamp(entry));
   }
 
   private failed(e: unknown, op: string): void {

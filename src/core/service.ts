@@ -34,9 +34,9 @@ import type * as S from '../upstream/schemas.ts';
 import { parseTag } from '../upstream/tags.ts';
 import type { KeyvStores } from '../store/keyv.ts';
 import { Lru } from '../lib/lru.ts';
-import { TieredCache, type CacheEntry } from './cache.ts';
+import { stamp, TieredCache, type CacheEntry } from './cache.ts';
 import { SingleFlight } from './singleflight.ts';
-import type { Fetched, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
+import type { Fetched, FetchedSource, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
 
 /** What the cache distinguishes for TTLs and metrics. */
 export type Resource = 'player' | 'battlelog' | 'club' | 'rankings' | 'brawlers' | 'brawler' | 'rotation' | 'gamemodes';
@@ -68,8 +68,8 @@ export interface StatsServiceOptions {
   cache?: Keyv;
   /** seconds a copy is fresh: one number for all, or per resource (default 120) */
   ttlSeconds?: number | Partial<Record<Resource, number>>;
-  /** entries in the in-process layer at most (default 5000; 0 turns it off) */
-  memoryItems?: number;
+  /** bytes of content (as JSON) in the in-process layer at most (default 32 MB; 0 turns it off) */
+  memoryBytes?: number;
   /** how long the last good copy stays available for stale-if-error (default 24 h) */
   retainSeconds?: number;
   /** epoch ms; tests inject a virtual clock */
@@ -93,6 +93,8 @@ export interface CoreStats {
   upstreamFailures: number;
   staleServed: number;
   memoryItems: number;
+  /** bytes held by the memory layer, and its bound */
+  memoryBytes: number;
   memoryLimit: number;
   /** reads under way */
   inflight: number;
@@ -190,7 +192,7 @@ export class StatsService implements UpstreamReads {
     this.retainMs = 1000 * (opts.retainSeconds ?? 86_400);
     this.staleWaitMs = opts.staleWaitMs ?? STALE_WAIT_MS;
     this.interactiveBudgetMs = opts.interactiveBudgetMs ?? INTERACTIVE_BUDGET_MS;
-    this.cache = new TieredCache({ store: opts.cache, memoryItems: opts.memoryItems ?? 5000, retainMs: this.retainMs, logger: opts.logger });
+    this.cache = new TieredCache({ store: opts.cache, memoryBytes: opts.memoryBytes ?? 32 * 1024 * 1024, retainMs: this.retainMs, logger: opts.logger });
     this.readCounter = opts.metrics?.counter('starr_core_reads_total', 'Reads of the service core by resource and where the answer came from');
     this.callCounter = opts.metrics?.counter('starr_core_upstream_calls_total', 'Upstream calls made by the service core by resource and result');
     const every = opts.sweepEveryMs ?? 3_600_000;
@@ -220,6 +222,7 @@ export class StatsService implements UpstreamReads {
     return {
       ...this.counts,
       memoryItems: this.cache.memorySize,
+      memoryBytes: this.cache.memoryBytes,
       memoryLimit: this.cache.memoryLimit,
       inflight: this.flights.size,
       refreshing: this.refreshes.size,
@@ -357,7 +360,7 @@ export class StatsService implements UpstreamReads {
     this.counts.memoryHits++;
     this.readCounter?.inc({ resource, source: 'memory' });
     if (m.missing) throw gone(m);
-    return this.view<T>(m, resource, now, false);
+    return this.view<T>(m, resource, now, 'memory');
   }
 
   /** `hit` as a promise, for the methods that are not async functions. */
@@ -387,7 +390,7 @@ export class StatsService implements UpstreamReads {
         else this.counts.memoryHits++;
         this.readCounter?.inc({ resource: spec.resource, source: got!.from });
         if (stored.missing) throw gone(stored);
-        return this.view(stored, spec.resource, now, false);
+        return this.view(stored, spec.resource, now, got!.from);
       }
     }
     if (o.priority === 'poll') return this.refreshes.run(`${spec.key}\u0000poll`, () => this.refresh(spec, o, stored));
@@ -413,7 +416,7 @@ export class StatsService implements UpstreamReads {
           if (copy) {
             this.counts.staleServed++;
             this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
-            resolve(this.view(copy, spec.resource, this.now(), true, 'slow'));
+            resolve(this.view(copy, spec.resource, this.now(), 'stale', 'slow'));
           } else {
             this.readCounter?.inc({ resource: spec.resource, source: 'error' });
             reject(new UnavailableError(`The game's API did not answer within ${this.interactiveBudgetMs} ms`, 0, 'timeout'));
@@ -464,7 +467,7 @@ export class StatsService implements UpstreamReads {
     this.failures.delete(spec.key);
     await this.cache.set(spec.key, entry);
     if (spec.event) this.emitFetched(spec.event.kind, spec.event.key, data, at);
-    return this.view(entry, spec.resource, at, false);
+    return this.view(entry, spec.resource, at, 'upstream');
   }
 
   /** The last good copy in place of the error, when there is one young enough. */
@@ -477,7 +480,7 @@ export class StatsService implements UpstreamReads {
     }
     this.counts.staleServed++;
     this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
-    return this.view(entry, spec.resource, now, true, error.kind);
+    return this.view(entry, spec.resource, now, 'stale', error.kind);
   }
 
   /** When a cached copy stops being fresh. */
@@ -503,13 +506,15 @@ export class StatsService implements UpstreamReads {
     this.logger?.debug({ key, kind: e.kind }, 'upstream failed; serving the last good copy if any');
   }
 
-  private view<T>(entry: CacheEntry, resource: Resource, now: number, stale: boolean, staleReason?: string): Fetched<T> {
+  private view<T>(entry: CacheEntry, resource: Resource, now: number, source: FetchedSource, staleReason?: string): Fetched<T> {
     const f: Fetched<T> = {
       data: entry.data as T,
       fetchedAt: entry.fetchedAt,
       expiresAt: this.expiry(entry, resource),
-      stale,
+      stale: source === 'stale',
       ageSeconds: Math.max(0, Math.floor((now - entry.fetchedAt) / 1000)),
+      version: stamp(entry).version!,
+      source,
     };
     if (staleReason) f.staleReason = staleReason;
     return f;
@@ -549,21 +554,32 @@ function gone(entry: CacheEntry): NotFoundError {
   return new NotFoundError(entry.missing?.message ?? 'Not found', 404, entry.missing?.reason);
 }
 
+/**
+ * Cut rankings per cached copy and limit, made once: the HTTP layer memoises serialised bodies per
+ * data object, so handing out the same object for the same cut keeps a warm `?limit=10` a lookup.
+ */
+const cuts = new WeakMap<object, Map<number, RankingResponse<unknown>>>();
+
 function top<T>(f: Fetched<RankingResponse<T>>, limit: number | undefined): Fetched<RankingResponse<T>> {
   if (limit === undefined || limit >= f.data.items.length) return f;
-  return { ...f, data: { ...f.data, items: f.data.items.slice(0, Math.max(0, Math.floor(limit))) } };
+  const n = Math.max(0, Math.floor(limit));
+  let byLimit = cuts.get(f.data);
+  if (!byLimit) cuts.set(f.data, (byLimit = new Map()));
+  let data = byLimit.get(n) as RankingResponse<T> | undefined;
+  if (!data) byLimit.set(n, (data = { ...f.data, items: f.data.items.slice(0, n) }));
+  return { ...f, data, ...(f.version ? { version: `${f.version}.${n}` } : {}) };
 }
 
 /** The core as configured: keyv namespace 'cache' of the given stores, TTL and memory bound from config. */
 export function createStatsService(
-  cfg: Pick<Config, 'CACHE_TTL_SECONDS' | 'CACHE_MEMORY_ITEMS'>,
-  deps: { upstream: UpstreamApi; stores?: KeyvStores } & Omit<StatsServiceOptions, 'upstream' | 'cache' | 'ttlSeconds' | 'memoryItems'>,
+  cfg: Pick<Config, 'CACHE_TTL_SECONDS' | 'CACHE_MEMORY_MB'>,
+  deps: { upstream: UpstreamApi; stores?: KeyvStores } & Omit<StatsServiceOptions, 'upstream' | 'cache' | 'ttlSeconds' | 'memoryBytes'>,
 ): StatsService {
   const { stores, ...rest } = deps;
   return new StatsService({
     ...rest,
     cache: stores?.namespace('cache'),
     ttlSeconds: cfg.CACHE_TTL_SECONDS,
-    memoryItems: cfg.CACHE_MEMORY_ITEMS,
+    memoryBytes: cfg.CACHE_MEMORY_MB * 1024 * 1024,
   });
 }

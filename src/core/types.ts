@@ -17,6 +17,9 @@ import type {
   PlayerRankingItem,
 } from '../upstream/schemas.ts';
 
+/** Where a read was answered from: the memory layer, the shared store, upstream, or a stale copy. */
+export type FetchedSource = 'memory' | 'store' | 'upstream' | 'stale';
+
 export interface Fetched<T> {
   data: T;
   /** epoch ms when this copy came from upstream */
@@ -29,6 +32,14 @@ export interface Fetched<T> {
   ageSeconds: number;
   /** the upstream failure that made us serve a stale copy (kind only), when stale */
   staleReason?: string;
+  /**
+   * A digest of this copy's content, equal for equal data (the cache entry's version). Answers
+   * derived from the data (pictures) are keyed by it instead of by the data itself. Absent on
+   * copies made outside the core's cache.
+   */
+  version?: string;
+  /** where the read was answered from (absent outside the core's cache) */
+  source?: FetchedSource;
 }
 
 /** Rankings in the interface's envelope `{region, timestamp, items}`. */

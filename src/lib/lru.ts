@@ -1,7 +1,27 @@
-/** A bounded map that forgets the least recently used entry (the sim's caches, the core's memory layer). */
+/**
+ * A bounded map that forgets the least recently used entry (the sim's caches, the core's memory
+ * layer). Bounded by a number of entries, and optionally by a total weight (bytes) that each value
+ * declares through `weigh`: caches of values whose sizes differ a hundredfold (a 404 and a 60 KB
+ * player) are bounded by what they hold, not by how many.
+ */
+export interface LruWeight<V> {
+  /** the most the entries may weigh together */
+  max: number;
+  /** weight of one value (bytes); computed once, when the value is set */
+  weigh(value: V): number;
+}
+
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
-  constructor(private readonly max: number) {}
+  private readonly weights?: Map<K, number>;
+  private total = 0;
+
+  constructor(
+    private readonly max: number,
+    private readonly weight?: LruWeight<V>,
+  ) {
+    if (weight) this.weights = new Map();
+  }
 
   get(key: K): V | undefined {
     const v = this.map.get(key);
@@ -13,9 +33,18 @@ export class Lru<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.map.delete(key);
+    this.delete(key);
+    if (this.weight) {
+      const w = this.weight.weigh(value);
+      // a value heavier than the whole cache is not kept (it would evict everything, then itself)
+      if (w > this.weight.max) return;
+      this.weights!.set(key, w);
+      this.total += w;
+    }
     this.map.set(key, value);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+    while (this.map.size > this.max || (this.weight && this.total > this.weight.max)) {
+      this.delete(this.map.keys().next().value as K);
+    }
   }
 
   getOr(key: K, make: () => V): V {
@@ -27,14 +56,28 @@ export class Lru<K, V> {
   }
 
   delete(key: K): boolean {
+    if (this.weights) {
+      const w = this.weights.get(key);
+      if (w !== undefined) {
+        this.total -= w;
+        this.weights.delete(key);
+      }
+    }
     return this.map.delete(key);
   }
 
   clear(): void {
     this.map.clear();
+    this.weights?.clear();
+    this.total = 0;
   }
 
   get size(): number {
     return this.map.size;
+  }
+
+  /** total weight of the entries (0 without a weight bound) */
+  get weightTotal(): number {
+    return this.total;
   }
 }
