@@ -165,6 +165,27 @@ describe('keys and plans', () => {
     expect(all).toContain('api_key=***');
     for (const secret of [key, 'my%20secret%20password', 'my secret password', 'secret.person']) expect(all).not.toContain(secret);
   });
+
+  it('writes one line per request: method, URL, route, status, time and where the answer came from', async () => {
+    const lines = () =>
+      log.lines
+        .join('')
+        .split('\n')
+        .filter((l) => l.includes('/brawlers?one-line'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    await http.get('/brawlers?one-line=1');
+    await http.get('/brawlers?one-line=1');
+    await http.get('/brawlers/1?one-line=1');
+    const got = lines();
+    expect(got).toHaveLength(2);
+    for (const l of got) {
+      expect(l).toMatchObject({ level: 30, msg: 'request', method: 'GET', url: '/brawlers?one-line=1', route: '/brawlers', status: 200, cache: 'hit' });
+      expect(typeof l.ms).toBe('number');
+    }
+    const missing = log.lines.join('').split('\n').filter((l) => l.includes('/brawlers/1?one-line'));
+    expect(missing).toHaveLength(1);
+    expect(JSON.parse(missing[0]!)).toMatchObject({ route: '/brawlers/:brawlerId', status: 404 });
+  });
 });
 
 describe('rate limits', () => {

@@ -42,6 +42,7 @@
  * Throw `HttpError` for other statuses; never build an error body by hand.
  */
 import { createHash } from 'node:crypto';
+import { etagMatches } from '../lib/etag.ts';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Core, Fetched } from '../core/index.ts';
@@ -79,7 +80,18 @@ export class HttpError extends Error {
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
   | { kind: 'cached'; fetched: Fetched<unknown>; view?: (data: unknown) => unknown; contentType?: string }
-  | { kind: 'raw'; status: number; body: Buffer | string; contentType: string; headers?: Record<string, string>; maxAge?: number };
+  | {
+      kind: 'raw';
+      status: number;
+      body: Buffer | string;
+      contentType: string;
+      headers?: Record<string, string>;
+      maxAge?: number;
+      /** the ETag when the producer knows it (pictures: from their inputs' versions); else a hash of the body */
+      etag?: string;
+      /** for the request's log line: hit or miss of the producer's cache */
+      cache?: 'hit' | 'miss';
+    };
 
 /** Uncacheable JSON (Cache-Control: no-store). */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
@@ -96,8 +108,15 @@ export function cached<T>(fetched: Fetched<T>, view?: (data: T) => unknown, cont
   };
 }
 
-/** Bytes as they are; `maxAge` makes them publicly cacheable with an ETag. */
-export function raw(body: Buffer | string, contentType: string, opts: { status?: number; maxAge?: number; headers?: Record<string, string> } = {}): Reply {
+/**
+ * Bytes as they are; `maxAge` makes them publicly cacheable with an ETag (`etag` when the caller
+ * knows it, else a hash of the bytes). A matching If-None-Match gets a 304 without the body.
+ */
+export function raw(
+  body: Buffer | string,
+  contentType: string,
+  opts: { status?: number; maxAge?: number; headers?: Record<string, string>; etag?: string; cache?: 'hit' | 'miss' } = {},
+): Reply {
   return {
     kind: 'raw',
     status: opts.status ?? 200,
@@ -105,6 +124,8 @@ export function raw(body: Buffer | string, contentType: string, opts: { status?:
     contentType,
     ...(opts.maxAge !== undefined ? { maxAge: opts.maxAge } : {}),
     ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(opts.etag ? { etag: opts.etag } : {}),
+    ...(opts.cache ? { cache: opts.cache } : {}),
   };
 }
 
@@ -192,6 +213,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: Auth;
+    /** where the answer came from, for the request's log line (hit, miss, stale) */
+    cacheState?: string;
   }
   interface FastifyContextConfig {
     starr?: RouteDef;
@@ -233,13 +256,7 @@ function prepare(r: Extract<Reply, { kind: 'cached' }>, variant: string): Prepar
   return p;
 }
 
-/** RFC 9110 If-None-Match with weak comparison. */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
-}
+export { etagMatches };
 
 async function send(reply: FastifyReply, request: FastifyRequest, r: Reply, variant: string, now: number): Promise<FastifyReply> {
   if (r.kind === 'json') {
@@ -250,11 +267,12 @@ async function send(reply: FastifyReply, request: FastifyRequest, r: Reply, vari
       .send(body);
   }
   if (r.kind === 'raw') {
+    if (r.cache) request.cacheState = r.cache;
     const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
     const headers: Record<string, string> = { 'content-type': r.contentType, ...r.headers };
     if (r.maxAge === undefined) headers['cache-control'] = 'no-store';
     else {
-      const etag = etagOf(body);
+      const etag = r.etag ?? etagOf(body);
       headers['cache-control'] = `public, max-age=${r.maxAge}`;
       headers.etag = etag;
       if (r.status === 200 && etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).headers(headers).send();
@@ -262,6 +280,8 @@ async function send(reply: FastifyReply, request: FastifyRequest, r: Reply, vari
     return reply.code(r.status).headers(headers).send(body);
   }
   const f = r.fetched;
+  if (f.stale) request.cacheState = 'stale';
+  else if (f.source) request.cacheState = f.source === 'upstream' ? 'miss' : 'hit';
   const p = prepare(r, variant);
   const maxAge = f.stale ? 0 : Math.max(0, Math.ceil((f.expiresAt - now) / 1000));
   const headers: Record<string, string> = {

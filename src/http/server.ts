@@ -67,6 +67,17 @@ export interface HttpServerOptions {
 
 const WINDOW_SECONDS = 60;
 
+/** The one log line of a request. */
+interface RequestLine {
+  method: string;
+  url: string;
+  route: string;
+  status: number;
+  ms: number;
+  /** where the answer came from: hit (memory or store), miss (upstream or a render), stale */
+  cache?: string;
+}
+
 /**
  * Cross-origin reads are allowed from anywhere, with the headers clients need to see. Sent on every
  * answer (not only when a request has an Origin), so a shared cache never hands a browser a copy
@@ -144,16 +155,8 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   const ownsLimiter = !opts.limiter;
   const { RATE_LIMIT_FREE, RATE_LIMIT_KEY } = core.config;
 
-  const logger = (opts.logger ?? core.logger).child(
-    { component: 'http' },
-    {
-      serializers: {
-        // Keys, passwords and emails travel in query strings: logs get the URL without them.
-        req: (r: FastifyRequest) => ({ method: r.method, url: redactUrl(r.url), remoteAddress: r.ip }),
-        res: (r: FastifyReply) => ({ statusCode: r.statusCode }),
-      },
-    },
-  );
+  const logger = (opts.logger ?? core.logger).child({ component: 'http' });
+  const logsRequests = logger.isLevelEnabled('info');
 
   const runtime: HttpRuntime = {
     core,
@@ -239,6 +242,9 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   const app = Fastify({
     loggerInstance: logger,
+    // fastify's own request logging writes two lines per request (incoming, completed); the
+    // onResponse hook below writes the one line an operator needs.
+    disableRequestLogging: true,
     trustProxy: core.config.TRUST_PROXY,
     bodyLimit: 64 * 1024,
     rewriteUrl: (req) => sanitizeUrl(req.url ?? '/'),
@@ -283,6 +289,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   app.decorate('starr', runtime);
   app.decorateRequest('auth', null as never);
+  app.decorateRequest('cacheState', undefined);
 
   // POST /generate-api-keys takes its input in the query string; a body of any type is ignored
   // (as FastAPI ignores an undeclared body) instead of failing on its content type.
@@ -342,8 +349,16 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
+    const ms = reply.elapsedTime;
     requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    latency.observe({ route }, reply.elapsedTime / 1000);
+    latency.observe({ route }, ms / 1000);
+    // One line per request, what an operator looks for: keys, passwords and emails travel in
+    // query strings, so the URL is logged without them.
+    if (logsRequests) {
+      const line: RequestLine = { method: request.method, url: redactUrl(request.url), route, status: reply.statusCode, ms: Math.round(ms * 100) / 100 };
+      if (request.cacheState) line.cache = request.cacheState;
+      logger.info(line, 'request');
+    }
     done();
   });
 
