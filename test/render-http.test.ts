@@ -208,3 +208,33 @@ describe('errors', () => {
     expect(option.description).toMatch(/Mastery \(historic\).*victories/s);
   });
 });
+
+describe('pictures are keyed by the versions of the data they show', () => {
+  it('a known ETag gets a 304 without drawing; a drawn picture is served again; new data, new ETag', async () => {
+    const path = `/players/${tag(world.playerTag(3))}/image?quality=low`;
+    const first = await get(path);
+    png(first);
+    const etag = String(first.headers.etag);
+    const drawn = w.images.renders;
+
+    const again = await get(path);
+    expect(again.body.equals(first.body)).toBe(true);
+    expect(again.headers.etag).toBe(etag);
+    const notModified = await get(path, { 'if-none-match': etag });
+    expect(notModified.status).toBe(304);
+    expect(notModified.body.length).toBe(0);
+    expect(notModified.headers.etag).toBe(etag);
+    expect(w.images.renders).toBe(drawn);
+
+    // another quality of the same data is another picture
+    const medium = await get(path.replace('low', 'medium'));
+    expect(medium.headers.etag).not.toBe(etag);
+
+    // two days later the profile has changed: a new picture, and the old ETag no longer matches
+    w.clock.advance(2 * 86_400_000);
+    const later = await get(path, { 'if-none-match': etag });
+    expect(later.status).toBe(200);
+    expect(later.headers.etag).not.toBe(etag);
+    expect(later.body.equals(first.body)).toBe(false);
+  });
+});

@@ -90,7 +90,7 @@ export type Reply =
       /** the ETag when the producer knows it (pictures: from their inputs' versions); else a hash of the body */
       etag?: string;
       /** for the request's log line: hit or miss of the producer's cache */
-      cache?: 'hit' | 'miss';
+      cache?: 'hit' | 'miss' | 'stale';
     };
 
 /** Uncacheable JSON (Cache-Control: no-store). */
@@ -115,7 +115,7 @@ export function cached<T>(fetched: Fetched<T>, view?: (data: T) => unknown, cont
 export function raw(
   body: Buffer | string,
   contentType: string,
-  opts: { status?: number; maxAge?: number; headers?: Record<string, string>; etag?: string; cache?: 'hit' | 'miss' } = {},
+  opts: { status?: number; maxAge?: number; headers?: Record<string, string>; etag?: string; cache?: 'hit' | 'miss' | 'stale' } = {},
 ): Reply {
   return {
     kind: 'raw',

@@ -42,6 +42,9 @@ export class ArtStore {
 
   constructor(private readonly opts: ArtStoreOptions) {}
 
+  /** grows whenever a piece of art becomes available: part of the key of pictures drawn with art */
+  revision = 0;
+
   get enabled(): boolean {
     return this.opts.baseUrl !== undefined;
   }
@@ -109,6 +112,7 @@ export class ArtStore {
 
   private remember(key: string, bytes: Uint8Array): void {
     if (this.memory.size >= 1000) this.memory.delete(this.memory.keys().next().value!);
+    if (!this.memory.has(key)) this.revision++;
     this.memory.set(key, bytes);
   }
 

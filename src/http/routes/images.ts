@@ -2,7 +2,8 @@
  * GET /players/{tag}/image, /clubs/{tag}/image, /players/{tag}/chart, /clubs/{tag}/chart → image/png.
  */
 import { z } from 'zod';
-import type { ChartRange, ImageResult } from '../../core/images.ts';
+import type { FastifyRequest } from 'fastify';
+import type { ChartRange, Conditional, ImageResult } from '../../core/images.ts';
 import {
   CLUB_CHART_OPTIONS,
   CLUB_IMAGE_OPTIONS,
@@ -91,10 +92,13 @@ const png = {
     'A PNG picture. Sizes at quality high are listed with each option; low and medium scale them by 0.5 and 0.75.',
 };
 
+/** The client's If-None-Match, handed to the picture service so a match is answered without drawing. */
+const conditional = (request: FastifyRequest): Conditional => ({ ifNoneMatch: request.headers['if-none-match'] });
+
 async function reply(work: Promise<ImageResult>) {
   try {
     const r = await work;
-    return raw(r.png, 'image/png', { maxAge: r.maxAge, headers: freshnessHeaders(r.freshness) });
+    return raw(r.png, 'image/png', { maxAge: r.maxAge, etag: r.etag, cache: r.freshness.stale ? 'stale' : r.cached ? 'hit' : 'miss', headers: freshnessHeaders(r.freshness) });
   } catch (e) {
     if (e instanceof RenderBusyError) {
       throw new HttpError(503, e.message, { 'retry-after': String(e.retryAfterSeconds) });
@@ -122,7 +126,8 @@ export default routeGroup('images', [
     query: { option: option(PLAYER_IMAGE_OPTIONS, 1), quality },
     response: png,
     notFound: 'Player not found',
-    handler: async ({ core, params, query }) => reply(core.images.playerImage(params.tag, query.option, query.quality)),
+    handler: async ({ core, params, query, request }) =>
+      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(request))),
   }),
   defineRoute({
     method: 'GET',
@@ -137,7 +142,8 @@ export default routeGroup('images', [
     query: { option: option(PLAYER_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
     response: png,
     notFound: 'Player not found',
-    handler: async ({ core, params, query }) => reply(core.images.playerChart(params.tag, query.option, chartRange(query))),
+    handler: async ({ core, params, query, request }) =>
+      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(request))),
   }),
   defineRoute({
     method: 'GET',
@@ -150,7 +156,8 @@ export default routeGroup('images', [
     query: { option: option(CLUB_IMAGE_OPTIONS, 2), quality },
     response: png,
     notFound: 'Club not found',
-    handler: async ({ core, params, query }) => reply(core.images.clubImage(params.tag, query.option, query.quality)),
+    handler: async ({ core, params, query, request }) =>
+      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(request))),
   }),
   defineRoute({
     method: 'GET',
@@ -163,6 +170,7 @@ export default routeGroup('images', [
     query: { option: option(CLUB_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
     response: png,
     notFound: 'Club not found',
-    handler: async ({ core, params, query }) => reply(core.images.clubChart(params.tag, query.option, chartRange(query))),
+    handler: async ({ core, params, query, request }) =>
+      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(request))),
   }),
 ]);
