@@ -16,7 +16,7 @@ import {
 } from '../src/render/catalogue.ts';
 import { recordedPoints, shortageText } from '../src/render/chart.ts';
 import { pixelSize, QUALITY_SCALE, type Quality } from '../src/render/draw.ts';
-import { renderPng } from '../src/render/index.ts';
+import { prepareJob, renderCanvas, renderPng } from '../src/render/index.ts';
 import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0, worldRecords, worldStats } from './fixtures/render/cases.ts';
@@ -191,5 +191,37 @@ describe('render pool', () => {
     );
     const png = await pool.render({ kind: 'clubChart', option: 2, quality: 'low', input: { name: 'x', tag: '#2', from: 0, to: 1, series: [] } });
     expect(decode(png).height).toBe(338);
+  });
+});
+
+describe('PNG size', () => {
+  const service = new ImageService({ stats: worldStats(world, () => T0), records, renderer: inline, now: () => T0 });
+  const skiaBytes = (job: RenderJob) => renderCanvas(job).encodeSync('png').length;
+  const jobs = jobCollector(world, T0);
+
+  it('every chart at 1200×675 weighs at most 100 KB, and less than Skia’s own PNG of it', async () => {
+    for (const o of optionsOf(PLAYER_CHART_OPTIONS)) {
+      const r = await service.playerChart(subjects.player, o);
+      expect(r.png.length, `player chart ${o}`).toBeLessThanOrEqual(100 * 1024);
+    }
+    for (const o of optionsOf(CLUB_CHART_OPTIONS)) {
+      expect((await service.clubChart(subjects.club, o)).png.length, `club chart ${o}`).toBeLessThanOrEqual(100 * 1024);
+    }
+    await jobs.service.playerChart(subjects.player, 1);
+    const job = jobs.jobs.at(-1)!;
+    expect((await renderPng(job)).length).toBeLessThan(skiaBytes(job));
+  });
+
+  it('cards and grids are no larger than Skia’s own PNG of the same canvas', async () => {
+    for (const [o, make] of [
+      [1, () => jobs.service.playerImage(subjects.player, 1, 'high')],
+      [8, () => jobs.service.playerImage(subjects.player, 8, 'high')],
+      [2, () => jobs.service.clubImage(subjects.club, 2, 'high')],
+    ] as const) {
+      await make();
+      const job = jobs.jobs.at(-1)!;
+      await prepareJob(job);
+      expect({ o, ours: (await renderPng(job)).length <= skiaBytes(job) }).toEqual({ o, ours: true });
+    }
   });
 });

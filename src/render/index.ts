@@ -21,7 +21,7 @@ import {
 } from './player-brawlers.ts';
 import { renderPlayerClassic } from './player-card.ts';
 import { renderSeasonProgress } from './player-season.ts';
-import { encodePng } from './png-encode.mjs';
+import { encodePng, type PngStyle } from './png.ts';
 import type { ClubImageInput, PlayerImageInput, RenderJob } from './types.ts';
 
 export type { RenderJob } from './types.ts';
@@ -91,13 +91,9 @@ export function renderCanvas(job: RenderJob): Canvas {
   }
 }
 
-/**
- * zlib level of our PNG encoder (after the "sub" filter). For a 1200×675 card level 2 is about as
- * small as Skia's output at a fifth of its time; the big roster grids (1.4 to 2 megapixels, full of
- * detail) take level 1, ~10 % larger and a third faster than level 2 there.
- */
-export function pngLevel(width: number, height: number): number {
-  return width * height > 1_200_000 ? 1 : 2;
+/** Charts are flat enough for a palette; everything else keeps every colour (see png.ts). */
+export function pngStyle(job: RenderJob): PngStyle {
+  return job.kind === 'playerChart' || job.kind === 'clubChart' ? 'palette' : 'truecolour';
 }
 
 /** The job's art decoded, ready for renderCanvas (which draws only art loaded this way). */
@@ -109,5 +105,5 @@ export async function prepareJob(job: RenderJob): Promise<void> {
 export async function renderPng(job: RenderJob): Promise<Buffer> {
   await prepareJob(job);
   const canvas = renderCanvas(job);
-  return encodePng(canvas.data(), canvas.width, canvas.height, { level: pngLevel(canvas.width, canvas.height) });
+  return encodePng(canvas.data(), canvas.width, canvas.height, pngStyle(job));
 }
