@@ -10,7 +10,7 @@
 import { StoreUnavailableError } from '../store/sql.ts';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import { usesSimulator } from '../config.ts';
 import type { Core } from '../core/index.ts';
 import type { Logger } from '../log.ts';
@@ -244,7 +244,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     loggerInstance: logger,
     // fastify's own request logging writes two lines per request (incoming, completed); the
     // onResponse hook below writes the one line an operator needs.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: core.config.TRUST_PROXY,
     bodyLimit: 64 * 1024,
     rewriteUrl: (req) => sanitizeUrl(req.url ?? '/'),
