@@ -1,141 +1,217 @@
 /**
- * HTTP API throughput: autocannon against a cached GET /brawlers of the real server (rate limits,
- * validation, caching headers, metrics: the whole request path), and in the same run against a
- * bare node:http server sending the same bytes and headers. Prints both throughputs, the ratio
- * and p99 latency. Targets: at least 0.7 of the bare server, p99 under 10 ms.
+ * Cached HTTP answers against a bare node:http server sending the same bytes and headers.
  *
- *   npm run bench:http [-- --seconds 5 --rounds 3 --connections 10]
+ * The service runs as an operator runs it: `node bin/starr.js serve` (what `npm start` runs) in its
+ * own process, default settings and log level (info: one line per request, written to a file here
+ * as a terminal or journald would take it), except RATE_LIMIT_FREE, raised so the load is not
+ * refused, and a fresh DATA_DIR. The bare server is another process serving, per path, the bytes
+ * and headers the service answered. The client is wrk when installed (Debian: apt-get install wrk),
+ * else autocannon in as many worker processes as cores: one autocannon process saturates at about
+ * half of what a bare server answers, which would flatter every ratio.
  *
- * The servers run in a child process so that autocannon (this process) does not share their
- * event loop: on a 2-core machine each side gets a core. Runs alternate (API, bare, API, ...) and
- * the medians are compared, so a burst of load from elsewhere skews both sides alike.
+ * For each path, runs alternate (service, bare, service, bare...) so load from elsewhere skews
+ * both alike; each line prints req/s, p50/p99 and the server's CPU per request (from
+ * /proc/<pid>/stat), each round its ratio, and the median ratio at the end.
+ *
+ *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile]
+ *
+ * --profile starts the service with --cpu-prof (the profile is written into the bench's folder).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-// @ts-expect-error autocannon ships no types
-import autocannon from 'autocannon';
-import { silentLogger } from '../src/log.ts';
+import { cpuOf, ROOT, startService } from './support/service.ts';
 
-interface Result {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number; average: number };
-  non2xx: number;
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
   errors: number;
-  timeouts: number;
+  cpuPerRequest: number;
 }
 
-async function serveBoth(): Promise<void> {
-  const { startWorld } = await import('../test/support/world.ts');
-  const { createHttpServer } = await import('../src/http/server.ts');
-  // The free plan is what most clients use; the limit is raised so the run is not refused.
-  const world = await startWorld({ env: { RATE_LIMIT_FREE: '1000000' } });
-  const app = createHttpServer(world.core, { logger: silentLogger });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const apiPort = (app.server.address() as AddressInfo).port;
+interface Captured {
+  path: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string; // base64
+}
 
-  // What the API sends for a cached GET /brawlers, byte for byte, minus per-response headers.
-  const sample = await app.inject({ method: 'GET', url: '/brawlers' });
-  const body = sample.rawPayload;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(sample.headers)) {
-    if (!['date', 'connection', 'keep-alive'].includes(k) && v !== undefined) headers[k] = String(v);
+function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    return (e as { status?: number }).status !== undefined && (e as { code?: string }).code !== 'ENOENT';
   }
-  const bare = createServer((_req, res) => {
-    res.writeHead(200, headers);
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-  const barePort = (bare.address() as AddressInfo).port;
-  process.send!({ apiPort, barePort, bytes: body.length });
-  process.on('message', async (m) => {
-    // CPU time of this process, so the parent can tell server work from waiting on the client.
-    if (m === 'cpu') process.send!({ cpu: process.cpuUsage() });
-    if (m === 'stop') {
-      bare.close();
-      await app.close();
-      await world.close();
-      process.exit(0);
+}
+
+const wrkUnit = (v: string): number => {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+};
+
+function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest'> {
+  const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  const p50 = wrkUnit(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const p99 = wrkUnit(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors: .*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, requests, p50, p99, errors };
+}
+
+/** autocannon in `workers` processes at once, connections split between them. */
+async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest'>> {
+  const per = Math.max(1, Math.floor(connections / workers));
+  const results = await Promise.all(
+    Array.from({ length: workers }, () => {
+      const child = spawn(process.execPath, [join(ROOT, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(per), '-d', String(seconds), url], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      return new Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>(
+        (resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`autocannon exited ${code}`)))),
+      );
+    }),
+  );
+  return {
+    rps: results.reduce((a, r) => a + r.requests.average, 0),
+    requests: results.reduce((a, r) => a + r.requests.total, 0),
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    errors: results.reduce((a, r) => a + r.non2xx + r.errors, 0),
+  };
+}
+
+/** The bare server: `--bare <file>` serves each captured answer at its path. */
+async function serveBare(file: string): Promise<void> {
+  const answers = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
+  for (const c of JSON.parse(readFileSync(file, 'utf8')) as Captured[]) {
+    answers.set(c.path, { status: c.status, headers: c.headers, body: Buffer.from(c.body, 'base64') });
+  }
+  const server = createServer((req, res) => {
+    const a = answers.get(req.url ?? '');
+    if (!a) {
+      res.writeHead(404).end();
+      return;
     }
+    res.writeHead(a.status, a.headers);
+    res.end(a.body);
   });
-}
-
-function load(url: string, seconds: number, connections: number): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, duration: seconds, connections, pipelining: 1 }, (err: Error | null, r: Result) => (err ? reject(err) : resolve(r)));
+  server.listen(0, '127.0.0.1', () => {
+    const addr = server.address() as { port: number };
+    process.stdout.write(`${addr.port}\n`);
   });
-}
-
-let child: ChildProcess;
-function serverCpu(): Promise<number> {
-  return new Promise((resolve) => {
-    child.once('message', (m) => {
-      const { cpu } = m as { cpu: NodeJS.CpuUsage };
-      resolve(cpu.user + cpu.system);
-    });
-    child.send('cpu');
-  });
-}
-
-/** One autocannon run, with the server's CPU microseconds per request. */
-async function run(url: string, seconds: number, connections: number): Promise<Result & { cpuPerRequest: number }> {
-  const before = await serverCpu();
-  const r = await load(url, seconds, connections);
-  const after = await serverCpu();
-  return { ...r, cpuPerRequest: (after - before) / Math.max(1, r.requests.total) };
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      seconds: { type: 'string', default: '5' },
+      seconds: { type: 'string', default: '15' },
       rounds: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '32' },
+      client: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      only: { type: 'string' },
     },
   });
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const connections = Number(values.connections);
-  child = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', 'tsx'] });
-  const ports = await new Promise<{ apiPort: number; barePort: number; bytes: number }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { apiPort: number; barePort: number; bytes: number }));
-    child.once('exit', (code) => reject(new Error(`server process exited with ${code}`)));
+  const client = values.client ?? (hasWrk() ? 'wrk' : 'autocannon');
+  const workers = Math.max(1, availableParallelism());
+
+  const service = await startService({ profile: values.profile });
+  const { base, dir } = service;
+  let bare: ChildProcess | undefined;
+  process.on('SIGINT', () => {
+    bare?.kill();
+    void service.stop().then(() => process.exit(130));
   });
-  const api = `http://127.0.0.1:${ports.apiPort}/brawlers`;
-  const bare = `http://127.0.0.1:${ports.barePort}/brawlers`;
-  console.log(
-    `GET /brawlers: ${ports.bytes} bytes, ${connections} connections, ${rounds} rounds of ${seconds} s per server (after a 2 s warm-up each)`,
-  );
+  try {
+    const tag = service.topTag.replace('#', '');
+    const paths = [`/brawlers`, `/players/${tag}`, `/rankings/global/players?limit=200`, `/players/${tag}/image`].filter(
+      (p) => !values.only || p.includes(values.only),
+    );
+    // the demo backfill and the poller's first rounds settle; every answer is cached before timing
+    await new Promise((r) => setTimeout(r, 8_000));
+    const captured: Captured[] = [];
+    for (const path of paths) {
+      await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
+      const r = await fetch(`${base}${path}`);
+      const headers: Record<string, string> = {};
+      r.headers.forEach((v, k) => {
+        if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) headers[k] = v;
+      });
+      captured.push({ path, status: r.status, headers, body: Buffer.from(await r.arrayBuffer()).toString('base64') });
+    }
+    writeFileSync(join(dir, 'answers.json'), JSON.stringify(captured));
+    bare = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--bare', join(dir, 'answers.json')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const barePort = await new Promise<number>((resolve) => bare!.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString().trim()))));
 
-  await run(api, 2, connections);
-  await run(bare, 2, connections);
-  const line = (name: string, r: Result & { cpuPerRequest: number }) =>
-    `${name.padEnd(12)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms   p99 ${String(
-      r.latency.p99,
-    ).padStart(3)} ms   server CPU ${r.cpuPerRequest.toFixed(0).padStart(4)} µs/req   non-2xx ${r.non2xx}   errors ${r.errors + r.timeouts}`;
-  const apiRuns: (Result & { cpuPerRequest: number })[] = [];
-  const bareRuns: (Result & { cpuPerRequest: number })[] = [];
-  for (let i = 0; i < rounds; i++) {
-    apiRuns.push(await run(api, seconds, connections));
-    console.log(line('starr API', apiRuns.at(-1)!));
-    bareRuns.push(await run(bare, seconds, connections));
-    console.log(line('bare node', bareRuns.at(-1)!));
+    const load = (url: string, s: number) => (client === 'wrk' ? Promise.resolve(wrk(url, s, connections)) : autocannonRun(url, s, connections, workers));
+    const run = async (pid: number, url: string, s: number): Promise<Run> => {
+      const before = cpuOf(pid);
+      const r = await load(url, s);
+      return { ...r, cpuPerRequest: (cpuOf(pid) - before) / Math.max(1, r.requests) };
+    };
+    const line = (name: string, r: Run) =>
+      `  ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ` +
+      `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req${r.errors ? `  errors/non-2xx ${r.errors}` : ''}`;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+    console.log(
+      `${new Date().toISOString()}  ${client}${client === 'autocannon' ? ` × ${workers} processes` : ''}, ${connections} connections, ` +
+        `${rounds} rounds of ${seconds} s per server and path; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+    );
+    const summary: string[] = [];
+    for (const c of captured) {
+      const kb = (Buffer.from(c.body, 'base64').length / 1024).toFixed(1);
+      console.log(`\nGET ${c.path}  (${kb} KB, status ${c.status})`);
+      await run(service.pid, `${base}${c.path}`, 2);
+      await run(bare.pid!, `http://127.0.0.1:${barePort}${c.path}`, 2);
+      const ratios: number[] = [];
+      const ours: Run[] = [];
+      const theirs: Run[] = [];
+      for (let i = 0; i < rounds; i++) {
+        const a = await run(service.pid, `${base}${c.path}`, seconds);
+        const b = await run(bare.pid!, `http://127.0.0.1:${barePort}${c.path}`, seconds);
+        ours.push(a);
+        theirs.push(b);
+        ratios.push(a.rps / b.rps);
+        console.log(line('starr', a));
+        console.log(line('bare', b));
+        console.log(`  ratio ${(a.rps / b.rps).toFixed(2)}`);
+      }
+      summary.push(
+        `${c.path.padEnd(40)} ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
+          `starr ${median(ours.map((r) => r.rps)).toFixed(0)} req/s p99 ${median(ours.map((r) => r.p99)).toFixed(2)} ms CPU ${median(ours.map((r) => r.cpuPerRequest)).toFixed(0)} µs  ` +
+          `bare ${median(theirs.map((r) => r.rps)).toFixed(0)} req/s CPU ${median(theirs.map((r) => r.cpuPerRequest)).toFixed(0)} µs`,
+      );
+    }
+    console.log(`\nmedians (targets: JSON ≥ 0.80, picture ≥ 0.70 of bare; p99 < 10 ms); load average now ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    for (const s of summary) console.log(s);
+    const lines = service.logLines().filter((l) => l.includes('"msg":"request"'));
+    console.log(`service log: ${lines.length} request lines, e.g. ${lines.at(-1)}`);
+  } finally {
+    bare?.kill();
+    await service.stop(values.profile);
+    if (values.profile) console.log(`CPU profile in ${dir}`);
   }
-  child.send('stop');
-
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const a = median(apiRuns.map((r) => r.requests.average));
-  const b = median(bareRuns.map((r) => r.requests.average));
-  const p99 = median(apiRuns.map((r) => r.latency.p99));
-  const bareP99 = median(bareRuns.map((r) => r.latency.p99));
-  const cpuA = median(apiRuns.map((r) => r.cpuPerRequest));
-  const cpuB = median(bareRuns.map((r) => r.cpuPerRequest));
-  console.log(`median: starr API ${a.toFixed(0)} req/s, bare node ${b.toFixed(0)} req/s`);
-  console.log(`server CPU per request: starr API ${cpuA.toFixed(0)} µs, bare node ${cpuB.toFixed(0)} µs (ratio ${(cpuB / cpuA).toFixed(2)})`);
-  console.log(`ratio ${(a / b).toFixed(2)} of bare (target >= 0.70); p99 API ${p99} ms, bare ${bareP99} ms (target < 10 ms)`);
 }
 
-if (process.argv.includes('--serve')) await serveBoth();
+const bareAt = process.argv.indexOf('--bare');
+if (bareAt >= 0) await serveBare(process.argv[bareAt + 1]!);
 else await main();

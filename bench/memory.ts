@@ -1,0 +1,111 @@
+/**
+ * Memory of the service under a mixed load: `node bin/starr.js serve` (what `npm start` runs, see
+ * support/service.ts) with 16 clients asking, one request after another, for players drawn from a
+ * Zipf distribution (s = 1) over 500 tags of the simulated world: 95 % JSON (profile 70 %, battle
+ * log 25 %), 5 % pictures (the profile card, or brawler grids 4/8/9). Prints the process's RSS
+ * (render worker threads included: they live in the same process) at start, every 30 s, at 60 s
+ * and at 180 s, and the peak, with the requests answered.
+ *
+ *   npm run bench:memory [-- --seconds 180 --clients 16 --tags 500]
+ */
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import { World } from '../src/sim/world.ts';
+import { rssOf, startService } from './support/service.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '180' },
+    clients: { type: 'string', default: '16' },
+    tags: { type: 'string', default: '500' },
+  },
+});
+const seconds = Number(values.seconds);
+const clients = Number(values.clients);
+const tagCount = Number(values.tags);
+
+// the world npm start simulates by default (SIM_SEED starr, 5,000 players, 500 clubs)
+const world = new World({ seed: 'starr', players: 5000, clubs: 500 });
+const tags = Array.from({ length: tagCount }, (_, i) => encodeURIComponent(world.playerTag(i)));
+const cdf: number[] = [];
+let total = 0;
+for (let i = 1; i <= tagCount; i++) cdf.push((total += 1 / i));
+/** a deterministic sequence, so runs are comparable */
+let seed = 42;
+const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+function zipfTag(): string {
+  const u = random() * total;
+  let lo = 0;
+  let hi = cdf.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cdf[mid]! < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return tags[lo]!;
+}
+function nextPath(): string {
+  const tag = zipfTag();
+  const r = random();
+  if (r < 0.05) {
+    const option = [1, 1, 4, 8, 9][Math.floor(random() * 5)]!;
+    return `/players/${tag}/image?option=${option}`;
+  }
+  return r < 0.3 ? `/players/${tag}/battlelog` : `/players/${tag}`;
+}
+
+const service = await startService();
+const dispatcher = new Agent({ connections: clients, pipelining: 1 });
+const started = Date.now();
+const mb = () => rssOf(service.pid);
+const atStart = mb();
+let peak = atStart;
+const statuses = new Map<number, number>();
+let done = 0;
+let stopping = false;
+const marks: string[] = [];
+console.log(
+  `${new Date().toISOString()}  ${clients} clients, Zipf over ${tagCount} tags, 5 % pictures, ${seconds} s; RSS at start ${atStart.toFixed(0)} MB; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+
+const sampler = setInterval(() => {
+  const now = mb();
+  peak = Math.max(peak, now);
+}, 250);
+const reporter = setInterval(() => {
+  const t = Math.round((Date.now() - started) / 1000);
+  const line = `${String(t).padStart(4)} s: RSS ${mb().toFixed(0)} MB (peak ${peak.toFixed(0)}), ${done} requests`;
+  console.log(line);
+  if (t >= 58 && t <= 62) marks.push(`60 s: ${mb().toFixed(0)} MB`);
+}, 30_000);
+
+async function client(): Promise<void> {
+  while (!stopping) {
+    try {
+      const r = await request(`${service.base}${nextPath()}`, { dispatcher });
+      await r.body.dump();
+      statuses.set(r.statusCode, (statuses.get(r.statusCode) ?? 0) + 1);
+    } catch {
+      statuses.set(0, (statuses.get(0) ?? 0) + 1);
+    }
+    done++;
+  }
+}
+
+const loops = Array.from({ length: clients }, () => client());
+await new Promise((r) => setTimeout(r, seconds * 1000));
+stopping = true;
+await Promise.all(loops);
+clearInterval(sampler);
+clearInterval(reporter);
+const end = mb();
+peak = Math.max(peak, end);
+console.log(
+  `\nRSS: start ${atStart.toFixed(0)} MB, ${marks.join(', ')}${marks.length ? ', ' : ''}after ${seconds} s ${end.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target ≤ 300 MB)`,
+);
+console.log(`${done} requests; statuses ${[...statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+await dispatcher.close();
+await service.stop();
