@@ -42,6 +42,9 @@ export async function startApp(config: Config, opts: { listen?: boolean; logger?
       await http.ready();
     }
 
+    // Render workers and their fonts start now, in the background, not on the first picture.
+    void core.images.warm();
+
     await bot.start();
     closers.push(() => bot.close());
     if (config.DISCORD_TOKEN) logger.info('Discord bot connected through the gateway');

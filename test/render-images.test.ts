@@ -163,6 +163,24 @@ describe('render pool', () => {
     expect(fromWorker.data.equals(here.data)).toBe(true);
   });
 
+  it('starts its workers ahead of the first picture when the ImageService is warmed, and a failing start never rejects', async () => {
+    const pool = new RenderPool({ size: 1 });
+    pools.push(pool);
+    const service = new ImageService({ stats: worldStats(world, () => T0), records, renderer: pool, now: () => T0 });
+    expect(pool.stats().workers).toBe(0);
+    await service.warm();
+    expect(pool.stats()).toMatchObject({ workers: 1, busy: 0, rendered: 0 });
+
+    const warnings: unknown[] = [];
+    const broken = new ImageService({
+      stats: worldStats(world, () => T0),
+      renderer: { render: () => Promise.reject(new Error('no renderer')), warm: () => Promise.reject(new Error('fonts missing')) },
+      logger: { warn: (o: unknown) => warnings.push(o) } as never,
+    });
+    await expect(broken.warm()).resolves.toBeUndefined();
+    expect(warnings).toHaveLength(1);
+  });
+
   it('keeps a bounded queue: a burst beyond it is refused at once, the rest completes', async () => {
     const pool = new RenderPool({ size: 1, maxQueue: 3 });
     pools.push(pool);

@@ -66,6 +66,8 @@ export const NO_RECORDS: ImageRecords = {
 
 export interface PngRenderer {
   render(job: RenderJob): Promise<Buffer>;
+  /** gets ready to render (workers started, fonts loaded) before the first job needs it */
+  warm?(): Promise<void>;
 }
 
 export interface ImageServiceDeps {
@@ -201,6 +203,19 @@ export class ImageService {
     const series = await this.records.clubSeries(c.tag, spec.metric, from, to);
     const head: JobHead = { kind: 'clubChart', option, quality };
     return this.picture(head, fetched, false, cond, async () => ({ ...head, input: { name: c.name, tag: c.tag, from, to, series } }) as RenderJob);
+  }
+
+  /**
+   * Starts the renderer now instead of on the first picture: the app calls it at start-up, in the
+   * background, so the first member's picture does not wait for workers and fonts (1–2 s on a busy
+   * 2-core machine). Never rejects: a renderer that cannot start fails the pictures, not start-up.
+   */
+  async warm(): Promise<void> {
+    try {
+      await this.deps.renderer.warm?.();
+    } catch (e) {
+      this.deps.logger?.warn({ err: e }, 'the renderer did not start ahead of time');
+    }
   }
 
   /** Closes what the service owns (its render pool). */
