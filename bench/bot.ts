@@ -6,14 +6,20 @@
  *
  * - first-response latency (the HTTP answer Discord waits for) with a warm cache, p50/p99
  *   (target p99 ≤ 250 ms);
+ * - the same cold: the first interaction after start-up and the first picture of each kind, each
+ *   run in a fresh process (`--cold-runs`, default 5) started as the app starts (the render pool
+ *   warming in the background while the first command arrives), same target;
  * - full reply with an image (until the multipart PATCH of @original has landed) with 150 ms of
  *   upstream latency and a cold cache, p50/p99 (target p99 ≤ 1.5 s);
  * - resident memory with 1,000 servers' settings loaded (each with a sealed key, two boards and
  *   twenty linked members).
  *
- *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4]
+ *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4 --cold-runs 5]
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DEFER_AFTER_MS } from '../src/bot/router.ts';
 import { startWorld } from '../test/support/world.ts';
 import { startBotHarness } from '../test/support/fake-discord-bot.ts';
 import type { InteractionRecord } from '../test/support/fake-discord.ts';
@@ -24,6 +30,9 @@ const { values } = parseArgs({
     images: { type: 'string', default: '60' },
     concurrency: { type: 'string', default: '4' },
     servers: { type: 'string', default: '1000' },
+    'cold-runs': { type: 'string', default: '5' },
+    /** internal: run the cold sequence once in this (fresh) process and print it as JSON */
+    'cold-child': { type: 'boolean', default: false },
   },
 });
 const REQUESTS = Number(values.requests);
@@ -58,9 +67,56 @@ async function pool<T>(jobs: (() => Promise<T>)[], n: number): Promise<T[]> {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-async function main(): Promise<void> {
+/** What a fresh process answers first: the first interaction, then the first picture of each kind. */
+const COLD_SEQUENCE: [label: string, command: (player: string, club: string) => string][] = [
+  ['first interaction (/player, its card)', (p) => `/player tag:${p}`],
+  ['first brawlers picture', (p) => `/player tag:${p} view:brawlers`],
+  ['first player chart', (p) => `/player tag:${p} view:charts`],
+  ['first club picture', (_, c) => `/club tag:${c}`],
+  ['first club chart', (_, c) => `/club tag:${c} view:trophies`],
+];
+
+type ColdFigures = { label: string; first: number; full: number }[];
+
+/** One cold start: the service composed as the app composes it, and the sequence sent at once. */
+async function coldChild(): Promise<ColdFigures> {
   const world = await startWorld({ players: 5000, clubs: 500, renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
-  const h = await startBotHarness(world.core, { transport: 'http', config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  const h = await startBotHarness(world.core, { transport: 'http', deferAfterMs: DEFER_AFTER_MS, config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  // as startApp does once it listens
+  void world.images.warm();
+  const out: ColdFigures = [];
+  const player = world.sim.world.playerTag(7);
+  const club = world.sim.world.clubTag(3);
+  for (const [label, command] of COLD_SEQUENCE) {
+    const rec = h.fake.commandInteraction(command(player, club), { guild: h.guild });
+    const t0 = performance.now();
+    await h.fake.post(h.endpoint!, rec);
+    const first = performance.now() - t0;
+    await h.fake.settled(rec);
+    out.push({ label, first, full: performance.now() - t0 });
+  }
+  await h.close();
+  await world.close();
+  return out;
+}
+
+/** Runs the cold sequence in `runs` fresh processes, one after another. */
+async function coldRuns(runs: number): Promise<ColdFigures[]> {
+  const self = fileURLToPath(import.meta.url);
+  const results: ColdFigures[] = [];
+  for (let i = 0; i < runs; i++) {
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [...process.execArgv, self, '--cold-child'], { maxBuffer: 1 << 20 }, (err, out) => (err ? reject(err) : resolve(out))),
+    );
+    results.push(JSON.parse(stdout.trim().split('\n').at(-1)!) as ColdFigures);
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const cold = await coldRuns(Number(values['cold-runs']));
+  const world = await startWorld({ players: 5000, clubs: 500, renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
+  const h = await startBotHarness(world.core, { transport: 'http', deferAfterMs: DEFER_AFTER_MS, config: { STARR_SECRET: 'bench-secret-value-1234' } });
   const { fake, guild } = h;
   const tags = Array.from({ length: 40 }, (_, i) => world.sim.world.playerTag(i));
   const clubs = Array.from({ length: 10 }, (_, i) => world.sim.world.clubTag(i));
@@ -103,12 +159,12 @@ async function main(): Promise<void> {
 
   // Cold players behind a slow game API, each reply carrying its player card.
   world.sim.faults.set({ latency: { minMs: 150, maxMs: 150, spikeRate: 0, spikeMs: 0 } });
-  const cold = await pool(
+  const coldCache = await pool(
     Array.from({ length: IMAGES }, (_, i) => () => timed(`/player tag:${world.sim.world.playerTag(1000 + i)}`)),
     CONCURRENCY,
   );
   world.sim.faults.reset();
-  const withImage = cold.filter((r) => fake.answer(r.rec).attachments.length === 1);
+  const withImage = coldCache.filter((r) => fake.answer(r.rec).attachments.length === 1);
   const refused = fake.rejections.length;
 
   // Settings of many servers, loaded the way interactions load them.
@@ -139,6 +195,13 @@ async function main(): Promise<void> {
   console.log('Starr Stats bot, HTTP interactions endpoint (signed requests, service HTTP server, simulated world)');
   console.log(`first response, warm cache (${CONCURRENCY} at a time):       ${describe(warm.map((r) => r.first))}   target p99 ≤ 250 ms`);
   console.log(`first response, warm cache (one at a time):       ${describe(one.map((r) => r.first))}`);
+  if (cold.length > 0) {
+    console.log(`first response, cold start (${cold.length} fresh processes):`);
+    for (const [k, [label]] of COLD_SEQUENCE.entries()) {
+      console.log(`  ${`${label}:`.padEnd(48)} ${describe(cold.map((run) => run[k]!.first))}   full reply ${describe(cold.map((run) => run[k]!.full))}`);
+    }
+    console.log(`  ${'all of them:'.padEnd(48)} ${describe(cold.flatMap((run) => run.map((r) => r.first)))}   target p99 ≤ 250 ms`);
+  }
   console.log(`full reply with image, 150 ms upstream, cold cache:  ${describe(withImage.map((r) => r.full))}   target p99 ≤ 1.5 s`);
   console.log(`  first response of those:                           ${describe(withImage.map((r) => r.first))}`);
   console.log(
@@ -152,4 +215,5 @@ async function main(): Promise<void> {
   await world.close();
 }
 
-await main();
+if (values['cold-child']) console.log(JSON.stringify(await coldChild()));
+else await main();
