@@ -11,6 +11,7 @@ import { ImageService } from '../src/core/images.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { RenderPool } from '../src/render/pool.ts';
 import type { FaultConfig } from '../src/sim/index.ts';
+import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
 import { serve, type HttpAnswer, type HttpClient } from './support/http.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
 
@@ -20,12 +21,14 @@ const TTL_MS = 120_000;
 let w: TestWorld;
 let http: HttpClient;
 let pool: RenderPool;
+let bot: BotHarness;
 
 beforeAll(async () => {
   w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '1000000' } });
   pool = new RenderPool({ size: 1 });
   const images = new ImageService({ stats: w.stats, renderer: pool, now: w.now });
   http = await serve(createHttpServer({ ...w.core, images }, { now: w.now }));
+  bot = await startBotHarness({ ...w.core, images }, { transport: 'http', config: { STARR_SECRET: 'trouble-test-secret-value' } });
 });
 
 afterEach(async () => {
@@ -38,6 +41,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
+  await bot?.close();
   await http?.close();
   await pool?.close();
   await w?.close();
@@ -206,6 +210,34 @@ describe('a user reading while upstream fails', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.headers['x-cache']).toBeUndefined();
     expect(fresh.headers.age).toBe('0');
+    expect(reached() - before).toBe(1);
+  });
+});
+
+describe('a Discord member reading while upstream hangs', () => {
+  it('/player answers with the saved copy and says so while the world still holds the request', async () => {
+    const { tag, body } = await cachedThenOutdated();
+    const name = JSON.parse(body).name as string;
+    // the brawler catalogue the profile counts from is fresh: only the player is asked for
+    await w.stats.brawlers();
+    w.sim.faults.set({ hang: true });
+    const before = reached();
+    const rec = await bot.send(bot.fake.commandInteraction(`/player tag:${decodeURIComponent(tag)}`, { guild: bot.guild }));
+    const m = bot.fake.answer(rec);
+    expect(m.content).toMatch(/^⚠️ Saved copy from .*: the game's API is not answering\.$/);
+    expect(m.embeds[0]!.title).toContain(name);
+    expect(m.attachments).toHaveLength(1);
+    expect(w.sim.faults.current().hang).toBe(true);
+    expect(reached() - before).toBe(1);
+  });
+
+  it('/player of someone never seen gets a short reply, from one request the world never answered', async () => {
+    w.sim.faults.set({ hang: true });
+    const before = reached();
+    const rec = await bot.send(bot.fake.commandInteraction(`/player tag:${decodeURIComponent(newTag())}`, { guild: bot.guild }));
+    const m = bot.fake.answer(rec);
+    expect(m.embeds[0]!.title).toBe('The game is not answering');
+    expect(m.ephemeral).toBe(true);
     expect(reached() - before).toBe(1);
   });
 });
