@@ -50,6 +50,15 @@ const commands = new CommandSet([
     autocomplete: () => new Promise(() => {}),
   }),
   defineCommand({
+    definition: { name: 'secret', description: 'a private answer that waits for the test' },
+    args: z.object({}),
+    ephemeral: true,
+    run: async () => {
+      await gate.opened;
+      return { content: 'private answer' };
+    },
+  }),
+  defineCommand({
     definition: { name: 'boom', description: 'a bug' },
     args: z.object({}),
     run: async () => {
@@ -120,6 +129,46 @@ class FailingResponder extends LocalResponder {
     await super.editOriginal(msg);
   }
 }
+
+describe('router with its default deferral', () => {
+  /** Records the visibility each deferral asked for. */
+  class Recording extends LocalResponder {
+    deferrals: boolean[] = [];
+    override async defer(ephemeral: boolean) {
+      this.deferrals.push(ephemeral);
+      await super.defer(ephemeral);
+    }
+  }
+  let byDefault: Router;
+  const scheduled: number[] = [];
+  beforeAll(async () => {
+    const services = await createBotServices(w.core, { commands, now: w.now });
+    byDefault = new Router(w.core, services, { schedule: (ms, fn) => (scheduled.push(ms), deadlines.schedule(ms, fn)) });
+  });
+
+  it('defers before any work, so the first response never waits for it; then edits the answer in', async () => {
+    const r = new Recording();
+    const done = byDefault.handle(incoming('slow'), r);
+    // sent at once: no deadline had to fire, and the work is still waiting at its gate
+    expect(r.calls).toEqual(['defer']);
+    expect(r.deferrals).toEqual([false]);
+    gate.open();
+    expect(await done).toBe('ok');
+    expect(r.calls).toEqual(['defer', 'edit']);
+    expect(r.last!.body.content).toBe('slow answer');
+    expect(scheduled).toEqual([]);
+  });
+
+  it("a private command's deferral is private, so its answer needs no public placeholder removed", async () => {
+    const r = new Recording();
+    const done = byDefault.handle(incoming('secret'), r);
+    expect(r.deferrals).toEqual([true]);
+    gate.open();
+    await done;
+    expect(r.calls).toEqual(['defer', 'edit']);
+    expect(r.last!.ephemeral).toBe(true);
+  });
+});
 
 describe('router', () => {
   it('answers fast work with one reply', async () => {

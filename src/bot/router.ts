@@ -3,8 +3,10 @@
  *
  * For each interaction it runs the command (or the component's stored action, or autocomplete)
  * and answers exactly once:
- * - when the work finishes quickly the answer is the first response (no "thinking…" flash);
- * - otherwise it defers before `deferAfterMs` (well inside Discord's 3 s) and edits the answer in;
+ * - by default it defers ("thinking…") before any work, then edits the answer in: work may wait on
+ *   the game's API, the disk or a picture, and a deferral sent first is never late;
+ * - with `deferAfterMs` > 0, work that finishes within it is answered directly (no flash) and the
+ *   rest defers when it passes (which a busy event loop can delay);
  * - every failure becomes one short ephemeral answer (errors.ts); a failure to send falls back to
  *   one plain message, and an interaction Discord already expired (10062) or that someone else
  *   answered (40060) is logged and dropped, never retried.
@@ -73,15 +75,16 @@ export const wallClockSchedule: Schedule = (ms, fn) => {
 };
 
 /**
- * An answer ready within this goes out as the first response; later ones defer first. Warm answers
- * take p50 17 ms, p99 45 ms (bench:bot), so nearly all still come without a "thinking…" flash,
- * while a cold or slow one (upstream, first pictures: 1–3 s) is acknowledged at once instead of
- * late in Discord's 3 s window, where a busy machine used to miss it.
+ * 0: defer before the work. A timer cannot promise Discord's 3 s window: the first /player after
+ * start-up does 2–4 s of work whose synchronous stretches hold the timer back. bench:bot on the
+ * 2-core machine at load average 20–25 measured the cold first response at p50 280 ms, p99 460 ms
+ * with a 100 ms timer (1.5 s with the old 1.5 s one), and at p50 33 ms, p99 105 ms when it defers
+ * first. The cost is a brief "thinking…" before answers that would have been quick.
  */
-export const DEFER_AFTER_MS = 100;
+export const DEFER_AFTER_MS = 0;
 
 export interface RouterOptions {
-  /** answer directly when the work is done within this, else defer first (default DEFER_AFTER_MS) */
+  /** answer directly when the work is done within this, else defer; 0 defers before the work (default DEFER_AFTER_MS) */
   deferAfterMs?: number;
   /** autocomplete cannot be deferred: past this, answer with no choices (default 2000 ms) */
   autocompleteBudgetMs?: number;
@@ -240,12 +243,13 @@ export class Router {
   }
 
   /**
-   * Runs the work against the clock: the answer goes out directly when ready in time, or after a
-   * deferral otherwise. Returns the outcome for the log.
+   * Runs the work after a deferral, or against the clock: the answer goes out directly when ready
+   * in time, or after a deferral otherwise. Returns the outcome for the log.
    */
   private async execute(i: Incoming, r: Responder): Promise<string> {
     const isComponent = i.kind === 'component';
-    let deferEphemeral = false;
+    // A command's module is known at once, so a private command's deferral is private too.
+    let deferEphemeral = !isComponent && i.commandName !== undefined && this.bot.commands.get(i.commandName)?.ephemeral === true;
     let outcome = 'ok';
 
     const deferral: { done?: Promise<boolean>; update?: boolean; ephemeral?: boolean } = {};
@@ -260,7 +264,9 @@ export class Router {
         },
       );
     };
-    const cancelDefer = this.schedule(this.deferAfterMs, startDefer);
+    let cancelDefer = () => {};
+    if (this.deferAfterMs <= 0) startDefer();
+    else cancelDefer = this.schedule(this.deferAfterMs, startDefer);
 
     let msg: RenderedMessage;
     try {
