@@ -43,7 +43,7 @@ export async function startApp(config: Config, opts: { listen?: boolean; logger?
     }
 
     // Render workers and their fonts start now, in the background, not on the first picture.
-    void core.images.warm();
+    void opened.images.warm();
 
     await bot.start();
     closers.push(() => bot.close());
