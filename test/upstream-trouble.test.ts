@@ -7,9 +7,7 @@
  * "the stale answer came before upstream answered" is a fact, not a measurement.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ImageService } from '../src/core/images.ts';
 import { createHttpServer } from '../src/http/server.ts';
-import { RenderPool } from '../src/render/pool.ts';
 import type { FaultConfig } from '../src/sim/index.ts';
 import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
 import { serve, type HttpAnswer, type HttpClient } from './support/http.ts';
@@ -20,15 +18,12 @@ const TTL_MS = 120_000;
 
 let w: TestWorld;
 let http: HttpClient;
-let pool: RenderPool;
 let bot: BotHarness;
 
 beforeAll(async () => {
   w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '1000000' } });
-  pool = new RenderPool({ size: 1 });
-  const images = new ImageService({ stats: w.stats, renderer: pool, now: w.now });
-  http = await serve(createHttpServer({ ...w.core, images }, { now: w.now }));
-  bot = await startBotHarness({ ...w.core, images }, { transport: 'http', config: { STARR_SECRET: 'trouble-test-secret-value' } });
+  http = await serve(createHttpServer(w.core, { now: w.now }));
+  bot = await startBotHarness(w.core, { transport: 'http', config: { STARR_SECRET: 'trouble-test-secret-value' } });
 });
 
 afterEach(async () => {
@@ -43,7 +38,6 @@ afterEach(async () => {
 afterAll(async () => {
   await bot?.close();
   await http?.close();
-  await pool?.close();
   await w?.close();
 });
 
