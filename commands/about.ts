@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { usesSimulator } from '../src/config.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
+import { described } from '../src/bot/localize.ts';
 import { Colour, type ReplyView } from '../src/bot/view.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -13,34 +14,28 @@ const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 async function run(_a: unknown, ctx: CommandContext): Promise<ReplyView> {
   const c = ctx.core.config;
   const { fmt } = ctx;
-  const source = usesSimulator(c)
-    ? "**a simulated game world** (this bot runs without a token for the game's API: players and clubs are invented)"
-    : "the game's official API";
   return {
     embeds: [
       {
         title: `Starr Stats ${VERSION}`,
         color: Colour.brand,
-        description:
-          'Brawl Stars statistics for Discord: profiles, clubs, rankings, brawlers, events, maps, charts and channel leaderboards.',
+        description: fmt.t('about.description'),
         fields: [
-          { name: '📡 Data', value: `From ${source}.` },
+          { name: `📡 ${fmt.t('about.data')}`, value: fmt.t(usesSimulator(c) ? 'about.data.simulated' : 'about.data.official') },
           {
-            name: '⏱️ Freshness',
-            value:
-              `Answers are cached for ${fmt.duration(c.CACHE_TTL_SECONDS)}; a new battle can take up to 30 minutes to reach the game's API. ` +
-              `Linked players and clubs on leaderboards are recorded every ${fmt.duration(c.POLL_PLAYER_MINUTES * 60)} for history and charts. ` +
-              "When the game's API is down, you get the last saved copy with its age.",
+            name: `⏱️ ${fmt.t('about.freshness')}`,
+            value: fmt.t('about.freshness.body', { cache: fmt.duration(c.CACHE_TTL_SECONDS), poll: fmt.duration(c.POLL_PLAYER_MINUTES * 60) }),
           },
-          { name: '🙏 Credits', value: 'Data: Supercell\'s Brawl Stars API. Fonts: Lilita One and Noto. Built on discord.js.' },
+          { name: `🙏 ${fmt.t('about.credits')}`, value: fmt.t('about.credits.body') },
+          // Supercell's Fan Content Policy asks for this notice; it stays in English, word for word.
           {
-            name: '⚖️ Notice',
+            name: `⚖️ ${fmt.t('about.notice')}`,
             value:
               'This content is not affiliated with, endorsed, sponsored, or specifically approved by Supercell and Supercell is not responsible for it. ' +
               "For more information see Supercell's Fan Content Policy: https://www.supercell.com/fan-content-policy",
           },
         ],
-        footer: { text: 'Please credit Starr Stats when you share its statistics.' },
+        footer: { text: fmt.t('about.footer') },
       },
     ],
     ephemeral: true,
@@ -48,7 +43,7 @@ async function run(_a: unknown, ctx: CommandContext): Promise<ReplyView> {
 }
 
 export default defineCommand({
-  definition: { name: 'about', description: 'Where the data comes from, credits and notices', contexts: [0, 1] },
+  definition: { name: 'about', ...described('command.about'), contexts: [0, 1] },
   args: z.object({}),
   run,
 });

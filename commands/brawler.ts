@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { UserError, staleNote } from '../src/bot/errors.ts';
+import { choice, described } from '../src/bot/localize.ts';
 import { brawlerEmbed } from '../src/bot/embeds/brawler.ts';
 import { bestBuildEmbed } from '../src/bot/history-views.ts';
 import { brawlerChoices, findBrawler, requirePremium } from '../src/bot/lookup.ts';
@@ -17,25 +18,25 @@ type Args = z.infer<typeof Args>;
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const list = await ctx.core.stats.brawlers();
   const b = findBrawler(list.data.items, a.name);
-  if (!b) throw new UserError('Unknown brawler', `No brawler is called **${a.name.slice(0, 40)}**. Pick one from the list while typing.`);
+  if (!b) throw new UserError('error.unknownBrawler', { name: a.name.slice(0, 40) });
   const switcher: ViewComponent[] = [
     {
       type: 'button',
-      label: 'Overview',
+      label: ctx.fmt.t('view.brawler.overview'),
       emoji: '📖',
       disabled: a.view === 'overview',
       action: { command: 'brawler', args: { name: String(b.id), view: 'overview' } },
     },
     {
       type: 'button',
-      label: 'Best build (premium)',
+      label: ctx.fmt.t('view.brawler.build'),
       emoji: '🛠️',
       disabled: a.view === 'build',
       action: { command: 'brawler', args: { name: String(b.id), view: 'build' } },
     },
   ];
   if (a.view === 'build') {
-    requirePremium(ctx, 'The best build');
+    requirePremium(ctx, 'view.brawler.build');
     return { embeds: [await bestBuildEmbed(ctx, b)], rows: [switcher] };
   }
   const top = await ctx.core.stats.brawlerRankings('global', b.id).catch(() => undefined);
@@ -50,18 +51,15 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'brawler',
-    description: "A brawler's gadgets, star powers, gears, top players and best build",
+    ...described('command.brawler'),
     contexts: [0, 1],
     options: [
-      { type: ApplicationCommandOptionType.String, name: 'name', description: 'The brawler', required: true, autocomplete: true, max_length: 60 },
+      { type: ApplicationCommandOptionType.String, name: 'name', ...described('command.brawler.name'), required: true, autocomplete: true, max_length: 60 },
       {
         type: ApplicationCommandOptionType.String,
         name: 'view',
-        description: 'What to show (default: overview)',
-        choices: [
-          { name: 'Overview', value: 'overview' },
-          { name: 'Best build (premium)', value: 'build' },
-        ],
+        ...described('command.brawler.view'),
+        choices: [choice('view.brawler.overview', 'overview'), choice('view.brawler.build', 'build')],
       },
     ],
   },

@@ -4,21 +4,22 @@
  */
 import { z } from 'zod';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
+import type { CLUB_CHART_OPTIONS } from '../src/render/catalogue.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { orNotFound, staleNote } from '../src/bot/errors.ts';
-import { pager, viewChoices, viewMenu, type ViewTable } from '../src/bot/embeds/common.ts';
+import { pager, viewChoices, viewKey, viewMenu, type ViewTable } from '../src/bot/embeds/common.ts';
+import { described } from '../src/bot/localize.ts';
 import { clubEmbed, clubImageEmbed, membersEmbed } from '../src/bot/embeds/club.ts';
 import { logEmbed } from '../src/bot/history-views.ts';
 import { clubTagFor, requirePremium } from '../src/bot/lookup.ts';
 import type { ReplyView, ViewComponent } from '../src/bot/view.ts';
 
 const VIEWS = {
-  overview: { label: 'Overview', emoji: '🛡️', premium: false },
-  members: { label: 'Members', emoji: '👥', premium: false },
-  trophies: { label: 'Trophy chart', emoji: '📈', premium: false },
-  membership: { label: 'Member chart', emoji: '📊', premium: false },
-  log: { label: 'Log (premium)', emoji: '📜', premium: true },
+  overview: { emoji: '🛡️', premium: false },
+  members: { emoji: '👥', premium: false },
+  trophies: { emoji: '📈', premium: false },
+  membership: { emoji: '📊', premium: false },
+  log: { emoji: '📜', premium: true },
 } as const satisfies ViewTable;
 type View = keyof typeof VIEWS;
 
@@ -37,12 +38,12 @@ type Args = z.infer<typeof Args>;
 
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const tag = await clubTagFor(ctx, a.tag, a.member);
-  if (VIEWS[a.view].premium) requirePremium(ctx, VIEWS[a.view].label);
+  if (VIEWS[a.view].premium) requirePremium(ctx, viewKey('club', a.view));
   const fetched = await orNotFound('club', tag, () => ctx.core.stats.club(tag));
   const c = fetched.data;
   const { fmt } = ctx;
   const note = staleNote(fetched, fmt);
-  const rows: ViewComponent[][] = [[viewMenu('club', c.tag, VIEWS, a.view)]];
+  const rows: ViewComponent[][] = [[viewMenu('club', c.tag, VIEWS, a.view, fmt)]];
   const view: ReplyView = { rows, ...(note ? { content: note } : {}) };
   const images = ctx.core.images;
 
@@ -51,11 +52,11 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       const option = a.portrait ? 200 : 2;
       const png = (await images.clubImage(c.tag, option)).png;
       view.embeds = [clubEmbed(c, fmt, { image: 'club.png', fetchedAt: fetched.fetchedAt })];
-      view.files = [{ name: 'club.png', data: png, description: CLUB_IMAGE_OPTIONS[option].title }];
+      view.files = [{ name: 'club.png', data: png, description: fmt.t(`picture.club.${option}`) }];
       rows.push([
         {
           type: 'button',
-          label: a.portrait ? 'Landscape card' : 'Portrait card',
+          label: fmt.t(a.portrait ? 'club.landscape' : 'club.portrait'),
           emoji: '🔄',
           action: { command: 'club', args: { tag: c.tag, view: 'overview', portrait: !a.portrait } },
         },
@@ -71,9 +72,10 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     case 'trophies':
     case 'membership': {
       const option = CHART_OF[a.view]!;
-      const spec = CLUB_CHART_OPTIONS[option];
       const png = (await images.clubChart(c.tag, option)).png;
-      view.embeds = [clubImageEmbed(c, spec.title, 'chart.png', spec.description, fetched.fetchedAt)];
+      view.embeds = [
+        clubImageEmbed(c, fmt, { heading: fmt.t(`chart.club.${option}`), image: 'chart.png', note: fmt.t(`chart.club.${option}.hint`), fetchedAt: fetched.fetchedAt }),
+      ];
       view.files = [{ name: 'chart.png', data: png }];
       break;
     }
@@ -87,17 +89,17 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'club',
-    description: "A club's overview, members and charts",
+    ...described('command.club'),
     contexts: [0, 1],
     options: [
-      { type: ApplicationCommandOptionType.String, name: 'tag', description: 'Club tag like #8QJR2YUC (default: your linked player\'s club)', max_length: 20 },
+      { type: ApplicationCommandOptionType.String, name: 'tag', ...described('command.club.tag'), max_length: 20 },
       {
         type: ApplicationCommandOptionType.String,
         name: 'view',
-        description: 'What to show (default: overview)',
-        choices: viewChoices(VIEWS),
+        ...described('command.club.view'),
+        choices: viewChoices('club', VIEWS),
       },
-      { type: ApplicationCommandOptionType.User, name: 'member', description: "The club of another member's linked account" },
+      { type: ApplicationCommandOptionType.User, name: 'member', ...described('command.club.member') },
     ],
   },
   args: Args,

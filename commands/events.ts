@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { staleNote } from '../src/bot/errors.ts';
+import { described } from '../src/bot/localize.ts';
 import { eventsEmbeds } from '../src/bot/embeds/events.ts';
 import { upcomingEvents } from '../src/bot/history-views.ts';
 import type { ReplyView } from '../src/bot/view.ts';
@@ -14,13 +15,13 @@ async function run(_a: unknown, ctx: CommandContext): Promise<ReplyView> {
   const note = staleNote(rotation, ctx.fmt);
   return {
     embeds: eventsEmbeds(rotation.data, ctx.fmt, ctx.bot.now(), upcoming, rotation.fetchedAt),
-    rows: [[{ type: 'button', label: 'Refresh', emoji: '🔄', action: { command: 'events', args: {} } }]],
+    rows: [[{ type: 'button', label: ctx.fmt.t('button.refresh'), emoji: '🔄', action: { command: 'events', args: {} } }]],
     ...(note ? { content: note } : {}),
   };
 }
 
 export default defineCommand({
-  definition: { name: 'events', description: 'Events running now and the predicted next ones', contexts: [0, 1] },
+  definition: { name: 'events', ...described('command.events'), contexts: [0, 1] },
   args: z.object({}),
   cooldownSeconds: 3,
   run,

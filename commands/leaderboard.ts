@@ -9,7 +9,10 @@ import { parseTag } from '../src/upstream/tags.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { UserError, orNotFound } from '../src/bot/errors.ts';
 import { gameName } from '../src/bot/embeds/common.ts';
-import { DEFAULT_INTERVAL_MINUTES } from '../src/bot/leaderboards.ts';
+import { DEFAULT_INTERVAL_MINUTES, problemText } from '../src/bot/leaderboards.ts';
+import type { Format } from '../src/bot/format.ts';
+import { choice, described } from '../src/bot/localize.ts';
+import { SOURCE, localizations, translate } from '../src/i18n/index.ts';
 import { matchChoices } from '../src/bot/lookup.ts';
 import type { Board } from '../src/bot/settings.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
@@ -25,54 +28,50 @@ const Args = z.object({
 });
 type Args = z.infer<typeof Args>;
 
-function sourceName(b: Board): string {
-  return b.source.kind === 'club' ? `club ${b.source.tag}` : 'linked members';
+function sourceName(b: Board, fmt: Format): string {
+  return b.source.kind === 'club' ? fmt.t('board.source.club', { tag: b.source.tag }) : fmt.t('board.source.members');
 }
 
 function boardLine(b: Board, ctx: CommandContext): string {
   const { fmt } = ctx;
-  const state = b.problem
-    ? `⚠️ ${b.problem}`
-    : b.lastOkAt
-      ? `✅ updated ${fmt.relative(b.lastOkAt)}`
-      : '⏳ not posted yet';
-  return `\`${b.id}\` · <#${b.channelId}> · ${sourceName(b)} · every ${fmt.duration(b.intervalMinutes * 60)}\n${state}`;
+  const problem = problemText(b, fmt);
+  const state = problem ? `⚠️ ${problem}` : b.lastOkAt ? `✅ ${fmt.t('board.updated', { when: fmt.relative(b.lastOkAt) })}` : `⏳ ${fmt.t('board.notPosted')}`;
+  return `\`${b.id}\` · <#${b.channelId}> · ${sourceName(b, fmt)} · ${fmt.t('board.every', { every: fmt.duration(b.intervalMinutes * 60) })}\n${state}`;
 }
 
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const guildId = ctx.guildId!;
   const boards = ctx.bot.boards;
+  const { fmt } = ctx;
   switch (a.sub) {
     case 'create': {
-      if (!a.channel) throw new UserError('Which channel?', 'Pick the channel the board goes in.');
+      if (!a.channel) throw new UserError('error.whichChannel');
       const interval = a.interval ?? DEFAULT_INTERVAL_MINUTES;
       let source: Board['source'] = { kind: 'members' };
-      let what = "this server's linked members";
+      let what = fmt.t('board.what.members');
       if (a.club) {
         const tag = parseTag(a.club);
         const club = (await orNotFound('club', tag, () => ctx.core.stats.club(tag))).data;
         source = { kind: 'club', tag: club.tag };
-        what = `the members of **${gameName(club.name)}** ${club.tag}`;
+        what = fmt.t('board.what.club', { club: gameName(club.name), tag: club.tag });
       }
+      // A board is a public post: it speaks the server's language, not the admin's.
+      const locale = ctx.guild?.language ?? ctx.guildLocale ?? fmt.locale;
       const board = await boards.create(
         guildId,
-        { channelId: a.channel, source, intervalMinutes: interval, createdBy: ctx.user.id, locale: ctx.fmt.locale },
+        { channelId: a.channel, source, intervalMinutes: interval, createdBy: ctx.user.id, locale },
         ctx.premium,
       );
       const link = `https://discord.com/channels/${guildId}/${board.channelId}/${board.messageId}`;
       const empty = source.kind === 'members' && (ctx.guild?.members.length ?? 0) === 0;
-      return notice(
-        'Leaderboard created',
-        `A board of ${what} is in <#${board.channelId}> ([message](${link})) and refreshes every ${ctx.fmt.duration(interval * 60)}. Its id is \`${board.id}\`.` +
-          (empty ? '\nNobody in this server has linked an account yet: members appear once they use `/link`.' : ''),
-        Colour.ok,
-      );
+      const body = fmt.t('board.created.body', { what, channel: `<#${board.channelId}>`, link, every: fmt.duration(interval * 60), id: board.id });
+      return notice(fmt.t('board.created.title'), empty ? `${body}\n${fmt.t('board.created.empty')}` : body, Colour.ok);
     }
     case 'remove': {
-      if (!a.board) throw new UserError('Which board?', 'Pick the board to remove; `/leaderboard list` shows them.');
+      if (!a.board) throw new UserError('error.whichBoard');
       const removed = await boards.remove(guildId, a.board);
-      if (!removed) throw new UserError('No such board', `This server has no board \`${a.board.slice(0, 20)}\`. \`/leaderboard list\` shows them.`);
-      return notice('Leaderboard removed', `The board of ${sourceName(removed)} in <#${removed.channelId}> is gone.`, Colour.ok);
+      if (!removed) throw new UserError('error.noSuchBoard', { id: a.board.slice(0, 20) });
+      return notice(fmt.t('board.removed.title'), fmt.t('board.removed.body', { source: sourceName(removed, fmt), channel: `<#${removed.channelId}>` }), Colour.ok);
     }
     case 'list': {
       const list = await boards.list(guildId);
@@ -80,11 +79,11 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       return {
         embeds: [
           {
-            title: 'Leaderboards of this server',
+            title: fmt.t('board.list.title'),
             color: Colour.info,
-            description: list.length ? list.map((b) => boardLine(b, ctx)).join('\n\n') : '_None yet. Create one with `/leaderboard create`._',
+            description: list.length ? list.map((b) => boardLine(b, ctx)).join('\n\n') : `_${fmt.t('board.list.none')}_`,
             footer: {
-              text: `${list.length} of ${limits.boards} boards · fastest refresh every ${limits.minInterval} minutes${ctx.premium.keyed ? '' : ' (more with an API key)'}`,
+              text: fmt.t(ctx.premium.keyed ? 'board.list.footerKeyed' : 'board.list.footer', { n: list.length, max: limits.boards, minutes: limits.minInterval }),
             },
           },
         ],
@@ -99,38 +98,39 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'leaderboard',
-    description: 'Auto-refreshing leaderboards in a channel',
+    ...described('command.leaderboard'),
     contexts: [0],
     default_member_permissions: String(PermissionFlagsBits.ManageGuild),
     options: [
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'create',
-        description: "Post a board of a club's members, or of this server's linked members",
+        ...described('command.leaderboard.create'),
         options: [
           {
             type: ApplicationCommandOptionType.Channel,
             name: 'channel',
-            description: 'Where the board goes',
+            ...described('command.leaderboard.create.channel'),
             required: true,
             channel_types: [ChannelType.GuildText, ChannelType.GuildAnnouncement],
           },
-          { type: ApplicationCommandOptionType.String, name: 'club', description: 'Club tag (default: the linked members of this server)', max_length: 20 },
+          { type: ApplicationCommandOptionType.String, name: 'club', ...described('command.leaderboard.create.club'), max_length: 20 },
           {
             type: ApplicationCommandOptionType.Integer,
             name: 'interval',
-            description: `Minutes between updates (default ${DEFAULT_INTERVAL_MINUTES})`,
-            choices: INTERVALS.map((m) => ({ name: m < 60 ? `${m} minutes` : `${m / 60} hour${m === 60 ? '' : 's'}`, value: m })),
+            description: translate(SOURCE, 'command.leaderboard.create.interval', { n: DEFAULT_INTERVAL_MINUTES }),
+            description_localizations: localizations('command.leaderboard.create.interval', { n: DEFAULT_INTERVAL_MINUTES }),
+            choices: INTERVALS.map((m) => (m < 60 ? choice('interval.minutes', m, { n: m }) : choice('interval.hours', m, { n: m / 60 }))),
           },
         ],
       },
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'remove',
-        description: 'Remove a board',
-        options: [{ type: ApplicationCommandOptionType.String, name: 'board', description: 'The board', required: true, autocomplete: true }],
+        ...described('command.leaderboard.remove'),
+        options: [{ type: ApplicationCommandOptionType.String, name: 'board', ...described('command.leaderboard.remove.board'), required: true, autocomplete: true }],
       },
-      { type: ApplicationCommandOptionType.Subcommand, name: 'list', description: "This server's boards and their state" },
+      { type: ApplicationCommandOptionType.Subcommand, name: 'list', ...described('command.leaderboard.list') },
     ],
   },
   args: Args,
@@ -142,7 +142,7 @@ export default defineCommand({
     if (focused.name !== 'board' || !ctx.guildId) return [];
     const list = await ctx.bot.boards.list(ctx.guildId);
     return matchChoices(
-      list.map((b) => ({ name: `${b.id} · ${sourceName(b)}`, value: b.id })),
+      list.map((b) => ({ name: `${b.id} · ${sourceName(b, ctx.fmt)}`, value: b.id })),
       focused.value,
     );
   },

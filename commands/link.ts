@@ -8,6 +8,7 @@ import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { parseTag } from '../src/upstream/tags.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { UserError, orNotFound } from '../src/bot/errors.ts';
+import { described } from '../src/bot/localize.ts';
 import { gameName } from '../src/bot/embeds/common.ts';
 import { MAX_LINKS, TooManyLinksError } from '../src/bot/links.ts';
 import { linkTarget } from '../src/bot/lookup.ts';
@@ -22,7 +23,8 @@ const Args = z.object({
 type Args = z.infer<typeof Args>;
 
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
-  const { userId, forOther, who } = linkTarget(ctx, a.member, 'link');
+  const { userId, forOther } = linkTarget(ctx, a.member, 'link');
+  const { fmt } = ctx;
   const tag = parseTag(a.tag);
   const player = (await orNotFound('player', tag, () => ctx.core.stats.player(tag))).data;
   let linked;
@@ -30,7 +32,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     linked = await ctx.bot.links.link(userId, player.tag, a.default === true);
   } catch (e) {
     if (e instanceof TooManyLinksError) {
-      throw new UserError('Too many accounts', `${forOther ? `<@${userId}> has` : 'You have'} ${MAX_LINKS} linked accounts, the most there can be. Remove one with \`/unlink\` first.`);
+      throw new UserError(forOther ? 'error.tooManyLinksOther' : 'error.tooManyLinks', { member: `<@${userId}>`, max: MAX_LINKS });
     }
     throw e;
   }
@@ -41,11 +43,14 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   }
   await track(ctx.core, true, 'player', player.tag, `link:${userId}`);
   const isDefault = linked.default === player.tag;
+  const values = { name: gameName(player.name), tag: player.tag, member: `<@${userId}>`, default: linked.default ?? '', n: linked.tags.length, tags: linked.tags.join(', ') };
   return notice(
-    'Account linked',
-    `**${gameName(player.name)}** ${player.tag} is linked to ${who}.` +
-      (isDefault ? ` It is the default: \`/player\` and \`/club\` use it when no tag is given.` : ` The default stays ${linked.default}.`) +
-      `\n${forOther ? 'They have' : 'You have'} ${ctx.fmt.count(linked.tags.length, 'linked account')}: ${linked.tags.join(', ')}.`,
+    fmt.t('link.done.title'),
+    [
+      fmt.t(forOther ? 'link.done.other' : 'link.done.you', values),
+      fmt.t(isDefault ? 'link.done.isDefault' : 'link.done.keptDefault', values),
+      fmt.t(forOther ? 'link.done.countOther' : 'link.done.countYou', values),
+    ].join(' '),
     Colour.ok,
   );
 }
@@ -53,12 +58,12 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'link',
-    description: 'Link your game account so commands work without a tag',
+    ...described('command.link'),
     contexts: [0, 1],
     options: [
-      { type: ApplicationCommandOptionType.String, name: 'tag', description: 'Your player tag, like #2PP0GQ9LU', required: true, max_length: 20 },
-      { type: ApplicationCommandOptionType.Boolean, name: 'default', description: 'Make it your default account (the first one always is)' },
-      { type: ApplicationCommandOptionType.User, name: 'member', description: 'Link it for another member (needs Manage Server)' },
+      { type: ApplicationCommandOptionType.String, name: 'tag', ...described('command.link.tag'), required: true, max_length: 20 },
+      { type: ApplicationCommandOptionType.Boolean, name: 'default', ...described('command.link.default') },
+      { type: ApplicationCommandOptionType.User, name: 'member', ...described('command.link.member') },
     ],
   },
   args: Args,

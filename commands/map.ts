@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { mapChoices, mapView } from '../src/bot/history-views.ts';
+import { described } from '../src/bot/localize.ts';
 import type { ReplyView } from '../src/bot/view.ts';
 
 const Args = z.object({ name: z.string(), sort: z.enum(['win', 'use']).default('win') });
@@ -18,9 +19,9 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'map',
-    description: "A map's best brawlers by win rate and use rate",
+    ...described('command.map'),
     contexts: [0, 1],
-    options: [{ type: ApplicationCommandOptionType.String, name: 'name', description: 'The map', required: true, autocomplete: true, max_length: 100 }],
+    options: [{ type: ApplicationCommandOptionType.String, name: 'name', ...described('command.map.name'), required: true, autocomplete: true, max_length: 100 }],
   },
   args: Args,
   cooldownSeconds: 3,

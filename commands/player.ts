@@ -4,24 +4,25 @@
  */
 import { z } from 'zod';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
-import { PLAYER_CHART_OPTIONS, PLAYER_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
+import { PLAYER_CHART_OPTIONS } from '../src/render/catalogue.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { orNotFound, staleNote } from '../src/bot/errors.ts';
-import { pager, viewChoices, viewMenu, type ViewTable } from '../src/bot/embeds/common.ts';
+import { pager, viewChoices, viewKey, viewMenu, type ViewTable } from '../src/bot/embeds/common.ts';
+import { described } from '../src/bot/localize.ts';
 import { battleLogEmbed, brawlersEmbed, imageEmbed, profileEmbed, ranksEmbed, type BrawlerSort } from '../src/bot/embeds/player.ts';
 import { logEmbed, pushEmbed } from '../src/bot/history-views.ts';
 import { linkedTagChoices, playerTagFor, requirePremium } from '../src/bot/lookup.ts';
 import type { ReplyView, ViewComponent, ViewFile } from '../src/bot/view.ts';
 
 const VIEWS = {
-  profile: { label: 'Profile', emoji: '🪪', premium: false },
-  brawlers: { label: 'Brawlers', emoji: '🧩', premium: false },
-  battlelog: { label: 'Battle log', emoji: '⚔️', premium: false },
-  ranks: { label: 'Ranks', emoji: '🎖️', premium: false },
-  season: { label: 'Season progress', emoji: '📅', premium: false },
-  charts: { label: 'Charts', emoji: '📈', premium: false },
-  log: { label: 'Log (premium)', emoji: '📜', premium: true },
-  push: { label: 'Trophy push (premium)', emoji: '🚀', premium: true },
+  profile: { emoji: '🪪', premium: false },
+  brawlers: { emoji: '🧩', premium: false },
+  battlelog: { emoji: '⚔️', premium: false },
+  ranks: { emoji: '🎖️', premium: false },
+  season: { emoji: '📅', premium: false },
+  charts: { emoji: '📈', premium: false },
+  log: { emoji: '📜', premium: true },
+  push: { emoji: '🚀', premium: true },
 } as const satisfies ViewTable;
 type View = keyof typeof VIEWS;
 
@@ -46,12 +47,12 @@ async function picture(name: string, make: () => Promise<{ png: Buffer }>): Prom
 
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const tag = await playerTagFor(ctx, a.tag, a.member);
-  if (VIEWS[a.view].premium) requirePremium(ctx, VIEWS[a.view].label);
+  if (VIEWS[a.view].premium) requirePremium(ctx, viewKey('player', a.view));
   const fetched = await orNotFound('player', tag, () => ctx.core.stats.player(tag));
   const p = fetched.data;
   const { fmt } = ctx;
   const note = staleNote(fetched, fmt);
-  const rows: ViewComponent[][] = [[viewMenu('player', p.tag, VIEWS, a.view)]];
+  const rows: ViewComponent[][] = [[viewMenu('player', p.tag, VIEWS, a.view, fmt)]];
   const view: ReplyView = { rows, ...(note ? { content: note } : {}) };
 
   switch (a.view) {
@@ -75,10 +76,10 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       rows.push([
         {
           type: 'select',
-          placeholder: 'Show a brawler image',
+          placeholder: fmt.t('player.imageMenu'),
           options: BRAWLER_IMAGES.map((o) => ({
-            label: PLAYER_IMAGE_OPTIONS[o].title,
-            description: PLAYER_IMAGE_OPTIONS[o].description,
+            label: fmt.t(`picture.player.${o}`),
+            description: fmt.t(`picture.player.${o}.hint`),
             selected: o === option,
             action: { command: 'player', args: { ...base, image: o, page } },
           })),
@@ -87,9 +88,9 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       rows.push([
         {
           type: 'select',
-          placeholder: 'Sort brawlers',
+          placeholder: fmt.t('player.sortMenu'),
           options: (['trophies', 'power', 'rank', 'name'] as const).map((s) => ({
-            label: `Sort by ${s}`,
+            label: fmt.t('sort.by', { what: fmt.t(`sort.${s}`) }),
             selected: s === sort,
             action: { command: 'player', args: { ...base, sort: s } },
           })),
@@ -113,23 +114,24 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     }
     case 'season': {
       const img = await picture('season.png', () => ctx.core.images.playerImage(p.tag, 10));
-      view.embeds = [imageEmbed(p, PLAYER_IMAGE_OPTIONS[10].title, img.name, PLAYER_IMAGE_OPTIONS[10].description, fetched.fetchedAt)];
+      view.embeds = [imageEmbed(p, fmt, { heading: fmt.t('view.player.season'), image: img.name, note: fmt.t('picture.player.10.hint'), fetchedAt: fetched.fetchedAt })];
       view.files = [img];
       break;
     }
     case 'charts': {
       const option = a.chart !== undefined && a.chart in PLAYER_CHART_OPTIONS ? (a.chart as keyof typeof PLAYER_CHART_OPTIONS) : 1;
-      const spec = PLAYER_CHART_OPTIONS[option];
       const img = await picture(`chart-${option}.png`, () => ctx.core.images.playerChart(p.tag, option));
-      view.embeds = [imageEmbed(p, spec.title, img.name, spec.description, fetched.fetchedAt)];
+      view.embeds = [
+        imageEmbed(p, fmt, { heading: fmt.t(`chart.player.${option}`), image: img.name, note: fmt.t(`chart.player.${option}.hint`), fetchedAt: fetched.fetchedAt }),
+      ];
       view.files = [img];
       rows.push([
         {
           type: 'select',
-          placeholder: 'Choose a chart',
+          placeholder: fmt.t('player.chartMenu'),
           options: (Object.keys(PLAYER_CHART_OPTIONS).map(Number) as (keyof typeof PLAYER_CHART_OPTIONS)[]).map((o) => ({
-            label: PLAYER_CHART_OPTIONS[o].title,
-            description: PLAYER_CHART_OPTIONS[o].description,
+            label: fmt.t(`chart.player.${o}`),
+            description: fmt.t(`chart.player.${o}.hint`),
             selected: o === option,
             action: { command: 'player', args: { tag: p.tag, view: 'charts', chart: o } },
           })),
@@ -149,23 +151,23 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'player',
-    description: "A player's profile, brawlers, battle log, ranks and charts",
+    ...described('command.player'),
     contexts: [0, 1],
     options: [
       {
         type: ApplicationCommandOptionType.String,
         name: 'tag',
-        description: 'Player tag like #2PP0GQ9LU (default: your linked account)',
+        ...described('command.player.tag'),
         autocomplete: true,
         max_length: 20,
       },
       {
         type: ApplicationCommandOptionType.String,
         name: 'view',
-        description: 'What to show (default: profile)',
-        choices: viewChoices(VIEWS),
+        ...described('command.player.view'),
+        choices: viewChoices('player', VIEWS),
       },
-      { type: ApplicationCommandOptionType.User, name: 'member', description: "Another member's linked account" },
+      { type: ApplicationCommandOptionType.User, name: 'member', ...described('command.player.member') },
     ],
   },
   args: Args,

@@ -7,6 +7,7 @@ import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { parseRegion } from '../src/http/countries.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { UserError, staleNote } from '../src/bot/errors.ts';
+import { choice, described } from '../src/bot/localize.ts';
 import { pager } from '../src/bot/embeds/common.ts';
 import { titleCase } from '../src/bot/embeds/names.ts';
 import { rankingEmbed, type RankingKind } from '../src/bot/embeds/ranking.ts';
@@ -25,17 +26,17 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const raw = a.country ?? ctx.guild?.country ?? 'global';
   const region = parseRegion(raw);
   if (!region) {
-    throw new UserError('Unknown country', `**${raw.slice(0, 40)}** is not a country code. Use a two-letter code like \`US\` or \`DE\`, or \`global\`.`);
+    throw new UserError('error.unknownCountry', { input: raw.slice(0, 40) });
   }
   const { fmt } = ctx;
   let kind: RankingKind = a.type;
   let brawlerName: string | undefined;
   let fetched;
   if (kind === 'brawler') {
-    if (!a.brawler) throw new UserError('Which brawler?', 'Pick a brawler in the `brawler` option for a brawler ranking.', Colour.info);
+    if (!a.brawler) throw new UserError('error.whichBrawler', {}, Colour.info);
     const list = (await ctx.core.stats.brawlers()).data.items;
     const b = findBrawler(list, a.brawler);
-    if (!b) throw new UserError('Unknown brawler', `No brawler is called **${a.brawler.slice(0, 40)}**. Pick one from the list while typing.`);
+    if (!b) throw new UserError('error.unknownBrawler', { name: a.brawler.slice(0, 40) });
     brawlerName = titleCase(b.name);
     fetched = await ctx.core.stats.brawlerRankings(region, b.id);
     a = { ...a, brawler: String(b.id) };
@@ -46,7 +47,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     fetched = await ctx.core.stats.playerRankings(region);
   }
   const { embed, page, pages } = rankingEmbed(kind, fetched.data, fmt, {
-    regionName: regionLabel(region),
+    regionName: regionLabel(region, fmt),
     brawlerName,
     page: a.page,
     fetchedAt: fetched.fetchedAt,
@@ -59,22 +60,18 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'ranking',
-    description: 'Top players, clubs or players of one brawler, globally or in a country',
+    ...described('command.ranking'),
     contexts: [0, 1],
     options: [
       {
         type: ApplicationCommandOptionType.String,
         name: 'type',
-        description: 'Which ranking',
+        ...described('command.ranking.type'),
         required: true,
-        choices: [
-          { name: 'Players', value: 'players' },
-          { name: 'Clubs', value: 'clubs' },
-          { name: 'Brawler', value: 'brawler' },
-        ],
+        choices: [choice('choice.ranking.players', 'players'), choice('choice.ranking.clubs', 'clubs'), choice('choice.ranking.brawler', 'brawler')],
       },
-      { type: ApplicationCommandOptionType.String, name: 'country', description: 'Country (default: the server\'s, else global)', autocomplete: true, max_length: 60 },
-      { type: ApplicationCommandOptionType.String, name: 'brawler', description: 'The brawler, for a brawler ranking', autocomplete: true, max_length: 60 },
+      { type: ApplicationCommandOptionType.String, name: 'country', ...described('command.ranking.country'), autocomplete: true, max_length: 60 },
+      { type: ApplicationCommandOptionType.String, name: 'brawler', ...described('command.ranking.brawler'), autocomplete: true, max_length: 60 },
     ],
   },
   args: Args,
@@ -82,7 +79,7 @@ export default defineCommand({
   run,
   autocomplete: async (focused, ctx) => {
     if (focused.name === 'brawler') return brawlerChoices(ctx, focused.value);
-    if (focused.name === 'country') return countryChoices(focused.value);
+    if (focused.name === 'country') return countryChoices(focused.value, ctx.fmt);
     return [];
   },
 });

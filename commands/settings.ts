@@ -1,7 +1,8 @@
 /**
- * /settings apikey create|set|remove|status and /settings defaults: the server's API key of this
- * service (issued here to the admin, or an existing one checked against the key store; kept
- * encrypted, never shown again) and its default ranking country. Manage Server only — Discord hides the command from others, and the bot checks again
+ * /settings apikey create|set|remove|status, /settings defaults and /settings language: the
+ * server's API key of this service (issued here to the admin, or an existing one checked against
+ * the key store; kept encrypted, never shown again), its default ranking country and the language
+ * of its public posts. Manage Server only — Discord hides the command from others, and the bot checks again
  * in case an admin opened it up in the server's integration settings.
  */
 import { z } from 'zod';
@@ -9,15 +10,19 @@ import { ApplicationCommandOptionType, PermissionFlagsBits } from 'discord-api-t
 import { parseRegion } from '../src/http/countries.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { UserError } from '../src/bot/errors.ts';
-import { countryChoices, PREMIUM_EXPLAINER, regionLabel } from '../src/bot/lookup.ts';
+import { LANGUAGES, LANGUAGE_NAMES } from '../src/i18n/index.ts';
+import { format } from '../src/bot/format.ts';
+import { choice, described } from '../src/bot/localize.ts';
+import { countryChoices, regionLabel } from '../src/bot/lookup.ts';
 import { VaultUnavailableError } from '../src/bot/secrets.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
 
 const Args = z.object({
-  sub: z.enum(['apikey create', 'apikey set', 'apikey remove', 'apikey status', 'defaults']),
+  sub: z.enum(['apikey create', 'apikey set', 'apikey remove', 'apikey status', 'defaults', 'language']),
   key: z.string().optional(),
   replace: z.boolean().optional(),
   country: z.string().optional(),
+  language: z.string().optional(),
 });
 type Args = z.infer<typeof Args>;
 
@@ -25,26 +30,23 @@ async function status(ctx: CommandContext): Promise<ReplyView> {
   const s = ctx.guild!;
   const p = ctx.premium;
   const limits = ctx.bot.boards.limits(p);
+  const { fmt } = ctx;
   const keyLine = s.key
-    ? `Registered by <@${s.key.setBy}> ${ctx.fmt.relative(s.key.setAt)} (key id \`${s.key.keyId}\`). ` +
-      (p.premium
-        ? `Plan **${p.plan}**: premium views are unlocked.`
-        : p.reason === 'basic_plan'
-          ? `Plan **${p.plan}**: higher limits, but no premium views.`
-          : p.reason === 'revoked'
-            ? '⚠️ The key is no longer valid (revoked). Get a new one with `/settings apikey create`.'
-            : "⚠️ The key cannot be read (the bot's secret changed). Register it again, or get a new one with `/settings apikey create`.")
-    : `No key registered. ${PREMIUM_EXPLAINER}`;
+    ? `${fmt.t('settings.key.registered', { member: `<@${s.key.setBy}>`, when: fmt.relative(s.key.setAt), keyId: s.key.keyId })} ` +
+      fmt.t('settings.key.state', { state: p.premium ? 'premium' : (p.reason ?? 'no_key'), plan: p.plan ?? '' })
+    : `${fmt.t('settings.key.none')} ${fmt.t('premium.explainer')}`;
+  const lang = s.language ? LANGUAGE_NAMES[s.language] : fmt.t('settings.language.auto');
   return {
     embeds: [
       {
-        title: 'Server settings',
+        title: fmt.t('settings.title'),
         color: Colour.info,
         fields: [
-          { name: '🔑 API key', value: keyLine },
-          { name: '🌍 Default ranking country', value: regionLabel(s.country ?? 'global'), inline: true },
-          { name: '🏆 Leaderboards', value: `${s.boards.length} of ${limits.boards}`, inline: true },
-          { name: '🔗 Linked members', value: ctx.fmt.int(s.members.length), inline: true },
+          { name: `🔑 ${fmt.t('settings.field.key')}`, value: keyLine },
+          { name: `🌍 ${fmt.t('settings.field.country')}`, value: regionLabel(s.country ?? 'global', fmt), inline: true },
+          { name: `🗣️ ${fmt.t('settings.field.language')}`, value: lang, inline: true },
+          { name: `🏆 ${fmt.t('settings.field.boards')}`, value: fmt.t('settings.boards', { n: s.boards.length, max: limits.boards }), inline: true },
+          { name: `🔗 ${fmt.t('settings.field.members')}`, value: fmt.int(s.members.length), inline: true },
         ],
       },
     ],
@@ -53,13 +55,7 @@ async function status(ctx: CommandContext): Promise<ReplyView> {
 }
 
 function requireVault(ctx: CommandContext): void {
-  if (!ctx.bot.vault.available) {
-    throw new UserError(
-      'Keys cannot be stored here',
-      "This bot has no STARR_SECRET set, so it cannot encrypt API keys, and it does not store them unencrypted. Ask the bot's operator to set STARR_SECRET.",
-      Colour.error,
-    );
-  }
+  if (!ctx.bot.vault.available) throw new UserError('error.noVault', {}, Colour.error);
 }
 
 /**
@@ -68,16 +64,12 @@ function requireVault(ctx: CommandContext): void {
  */
 async function create(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const guildId = ctx.guildId!;
+  const { fmt } = ctx;
   requireVault(ctx);
   const current = ctx.guild!.key;
   // A working key is not replaced by accident; a revoked or unreadable one is no loss.
   if (current && ctx.premium.keyed && a.replace !== true) {
-    throw new UserError(
-      'This server already has a key',
-      `Its key (id \`${current.keyId}\`) was registered by <@${current.setBy}> ${ctx.fmt.relative(current.setAt)}. ` +
-        'To issue a new key in its place, run `/settings apikey create replace:True`; the old key keeps working for whoever holds it.',
-      Colour.info,
-    );
+    throw new UserError('error.hasKey', { keyId: current.keyId, member: `<@${current.setBy}>`, when: fmt.relative(current.setAt) }, Colour.info);
   }
   const issued = await ctx.core.keys.issueForDiscordUser({ userId: ctx.user.id, guildId });
   try {
@@ -85,16 +77,12 @@ async function create(a: Args, ctx: CommandContext): Promise<ReplyView> {
   } catch (e) {
     // Nobody has seen the key: take it back rather than leave a key no one can use.
     await ctx.core.keys.revoke(issued.key).catch(() => undefined);
-    if (e instanceof VaultUnavailableError) throw new UserError('Keys cannot be stored here', e.message, Colour.error);
+    if (e instanceof VaultUnavailableError) throw new UserError('error.noVault', {}, Colour.error);
     throw e;
   }
   return notice(
-    'API key created',
-    `This server now uses a new key (id \`${issued.keyId}\`, plan **${issued.plan.name}**): ` +
-      (issued.plan.premium ? 'premium views are unlocked, ' : 'no premium views on this plan, but ') +
-      'cooldowns are shorter and more leaderboards are allowed.\n\n' +
-      `\`\`\`\n${issued.key}\n\`\`\`\n` +
-      'This is the only time the key is shown. It is yours: copy it if you also want to call the HTTP API with it (`api_key=`), and keep it private.',
+    fmt.t('settings.keyCreated.title'),
+    fmt.t('settings.keyCreated.body', { keyId: issued.keyId, plan: issued.plan.name, premium: issued.plan.premium ? 'yes' : 'no', key: issued.key }),
     Colour.ok,
   );
 }
@@ -102,6 +90,7 @@ async function create(a: Args, ctx: CommandContext): Promise<ReplyView> {
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   const guildId = ctx.guildId!;
   const { settings } = ctx.bot;
+  const { fmt } = ctx;
   switch (a.sub) {
     case 'apikey create':
       return create(a, ctx);
@@ -110,39 +99,53 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       const key = (a.key ?? '').trim();
       const info = key ? await ctx.core.keys.verify(key) : null;
       if (!info) {
-        throw new UserError('That key is not valid', 'The service does not know this key (or it was revoked). Check that you copied all of it; keys start with `starr_`.');
+        throw new UserError('error.badKey');
       }
       try {
         await settings.setKey(guildId, key, info, ctx.user.id, ctx.bot.now());
       } catch (e) {
-        if (e instanceof VaultUnavailableError) throw new UserError('Keys cannot be stored here', e.message, Colour.error);
+        if (e instanceof VaultUnavailableError) throw new UserError('error.noVault', {}, Colour.error);
         throw e;
       }
       return notice(
-        'API key registered',
-        `The key (id \`${info.keyId}\`, plan **${info.plan.name}**) now works for this server: ` +
-          (info.plan.premium ? 'premium views are unlocked, and ' : 'no premium views on this plan, but ') +
-          'cooldowns are shorter and more leaderboards are allowed. It is stored encrypted and will never be shown again.',
+        fmt.t('settings.keySet.title'),
+        fmt.t('settings.keySet.body', { keyId: info.keyId, plan: info.plan.name, premium: info.plan.premium ? 'yes' : 'no' }),
         Colour.ok,
       );
     }
     case 'apikey remove': {
       const had = await settings.removeKey(guildId);
       return had
-        ? notice('API key removed', 'The key is deleted from this server. Premium views and higher limits stop now.', Colour.ok)
-        : notice('No key', 'This server had no API key registered.', Colour.info);
+        ? notice(fmt.t('settings.keyRemoved.title'), fmt.t('settings.keyRemoved.body'), Colour.ok)
+        : notice(fmt.t('settings.noKey.title'), fmt.t('settings.noKey.body'), Colour.info);
     }
     case 'apikey status':
       return status(ctx);
     case 'defaults': {
       if (a.country === undefined) return status(ctx);
       const region = parseRegion(a.country.trim());
-      if (!region) throw new UserError('Unknown country', `**${a.country.slice(0, 40)}** is not a country code. Use a two-letter code like \`DE\`, or \`global\`.`);
+      if (!region) throw new UserError('error.unknownCountry', { input: a.country.slice(0, 40) });
       await settings.update(guildId, (s) => {
         if (region === 'global') delete s.country;
         else s.country = region;
       });
-      return notice('Defaults saved', `\`/ranking\` now shows **${regionLabel(region)}** when no country is given.`, Colour.ok);
+      return notice(fmt.t('settings.defaults.title'), fmt.t('settings.defaults.body', { region: regionLabel(region, fmt) }), Colour.ok);
+    }
+    case 'language': {
+      if (a.language === undefined) return status(ctx);
+      const chosen = a.language === 'auto' ? undefined : LANGUAGES.find((l) => l === a.language);
+      if (a.language !== 'auto' && !chosen) throw new UserError('error.unknownLanguage', { input: a.language.slice(0, 20) });
+      await settings.update(guildId, (s) => {
+        if (chosen) s.language = chosen;
+        else delete s.language;
+      });
+      // The confirmation is in the language public posts use from now on, so the admin sees it.
+      const shown = format(chosen ?? ctx.guildLocale ?? fmt.locale);
+      return notice(
+        shown.t('settings.language.title'),
+        shown.t(chosen ? 'settings.language.body' : 'settings.language.bodyAuto', { language: LANGUAGE_NAMES[shown.lang] }),
+        Colour.ok,
+      );
     }
   }
 }
@@ -150,36 +153,49 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'settings',
-    description: "This server's API key and defaults (Manage Server)",
+    ...described('command.settings'),
     contexts: [0],
     default_member_permissions: String(PermissionFlagsBits.ManageGuild),
     options: [
       {
         type: ApplicationCommandOptionType.SubcommandGroup,
         name: 'apikey',
-        description: "The server's API key of this service",
+        ...described('command.settings.apikey'),
         options: [
           {
             type: ApplicationCommandOptionType.Subcommand,
             name: 'create',
-            description: 'Get a new key for this server, issued to you and shown once',
-            options: [{ type: ApplicationCommandOptionType.Boolean, name: 'replace', description: 'Replace the key this server already has' }],
+            ...described('command.settings.apikey.create'),
+            options: [{ type: ApplicationCommandOptionType.Boolean, name: 'replace', ...described('command.settings.apikey.create.replace') }],
           },
           {
             type: ApplicationCommandOptionType.Subcommand,
             name: 'set',
-            description: 'Register a key: unlocks premium views and higher limits',
-            options: [{ type: ApplicationCommandOptionType.String, name: 'key', description: 'The key (starts with starr_)', required: true, max_length: 200 }],
+            ...described('command.settings.apikey.set'),
+            options: [{ type: ApplicationCommandOptionType.String, name: 'key', ...described('command.settings.apikey.set.key'), required: true, max_length: 200 }],
           },
-          { type: ApplicationCommandOptionType.Subcommand, name: 'remove', description: 'Delete the registered key' },
-          { type: ApplicationCommandOptionType.Subcommand, name: 'status', description: 'Whether a key is registered, and what it gives' },
+          { type: ApplicationCommandOptionType.Subcommand, name: 'remove', ...described('command.settings.apikey.remove') },
+          { type: ApplicationCommandOptionType.Subcommand, name: 'status', ...described('command.settings.apikey.status') },
         ],
       },
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'defaults',
-        description: 'Default ranking country of this server',
-        options: [{ type: ApplicationCommandOptionType.String, name: 'country', description: 'Country code, or global', autocomplete: true, max_length: 60 }],
+        ...described('command.settings.defaults'),
+        options: [{ type: ApplicationCommandOptionType.String, name: 'country', ...described('command.settings.defaults.country'), autocomplete: true, max_length: 60 }],
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'language',
+        ...described('command.settings.language'),
+        options: [
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'language',
+            ...described('command.settings.language.language'),
+            choices: [choice('settings.language.auto', 'auto'), ...LANGUAGES.map((l) => ({ name: LANGUAGE_NAMES[l], value: l }))],
+          },
+        ],
       },
     ],
   },
@@ -188,5 +204,5 @@ export default defineCommand({
   guildOnly: true,
   needsManageGuild: () => true,
   run,
-  autocomplete: async (focused) => (focused.name === 'country' ? countryChoices(focused.value) : []),
+  autocomplete: async (focused, ctx) => (focused.name === 'country' ? countryChoices(focused.value, ctx.fmt) : []),
 });

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { parseTag } from '../src/upstream/tags.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
+import { described } from '../src/bot/localize.ts';
 import { linkTarget, linkedTagChoices } from '../src/bot/lookup.ts';
 import { track } from '../src/bot/history-views.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
@@ -14,11 +15,17 @@ const Args = z.object({ tag: z.string().optional(), member: z.string().optional(
 type Args = z.infer<typeof Args>;
 
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
-  const { userId, who } = linkTarget(ctx, a.member, 'unlink');
+  const { userId, forOther } = linkTarget(ctx, a.member, 'unlink');
+  const { fmt } = ctx;
+  const member = `<@${userId}>`;
   const tag = a.tag ? parseTag(a.tag) : undefined;
   const removed = await ctx.bot.links.unlink(userId, tag);
   if (removed.length === 0) {
-    return notice('Nothing to unlink', tag ? `${tag} is not linked to ${who}.` : `No account is linked to ${who}.`, Colour.info);
+    return notice(
+      fmt.t('unlink.nothing.title'),
+      fmt.t(tag ? 'unlink.nothing.tag' : 'unlink.nothing.any', { tag: tag ?? '', member, other: forOther ? 'yes' : 'no' }),
+      Colour.info,
+    );
   }
   const left = await ctx.bot.links.get(userId);
   if (left.tags.length === 0 && ctx.guildId) {
@@ -27,10 +34,10 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     });
   }
   for (const t of removed) await track(ctx.core, false, 'player', t, `link:${userId}`);
+  const values = { removed: removed.join(', '), member, other: forOther ? 'yes' : 'no', left: left.tags.join(', '), default: left.default ?? '' };
   return notice(
-    'Unlinked',
-    `Removed ${removed.join(', ')} from ${who}.` +
-      (left.tags.length ? ` Still linked: ${left.tags.join(', ')} (default ${left.default}).` : ' No account is linked any more.'),
+    fmt.t('unlink.done.title'),
+    `${fmt.t('unlink.done.removed', values)} ${fmt.t(left.tags.length ? 'unlink.done.left' : 'unlink.done.none', values)}`,
     Colour.ok,
   );
 }
@@ -38,11 +45,11 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
 export default defineCommand({
   definition: {
     name: 'unlink',
-    description: 'Remove a linked game account (all of them without a tag)',
+    ...described('command.unlink'),
     contexts: [0, 1],
     options: [
-      { type: ApplicationCommandOptionType.String, name: 'tag', description: 'The account to remove (default: all)', autocomplete: true, max_length: 20 },
-      { type: ApplicationCommandOptionType.User, name: 'member', description: 'Unlink for another member (needs Manage Server)' },
+      { type: ApplicationCommandOptionType.String, name: 'tag', ...described('command.unlink.tag'), autocomplete: true, max_length: 20 },
+      { type: ApplicationCommandOptionType.User, name: 'member', ...described('command.unlink.member') },
     ],
   },
   args: Args,

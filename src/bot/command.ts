@@ -32,6 +32,8 @@ export interface CommandContext {
   channelId: string | null;
   /** the member has Manage Server (or Administrator) */
   canManageGuild: boolean;
+  /** the server's Discord locale (its public posts' language unless /settings language chose one) */
+  guildLocale: string | null;
   /** the server's settings; null outside a server */
   guild: GuildSettings | null;
   premium: Premium;

@@ -3,7 +3,8 @@
  * errors, or a UserError of their own); the router turns each into one short, human, ephemeral
  * answer here. Nothing else in the bot writes error text.
  */
-import { InvalidTagError, explainTagProblem } from '../upstream/tags.ts';
+import { InvalidTagError, TAG_ALPHABET, TAG_MAX_LENGTH, TAG_MIN_LENGTH } from '../upstream/tags.ts';
+import type { MessageValues } from '../i18n/index.ts';
 import {
   AccessDeniedError,
   MaintenanceError,
@@ -16,14 +17,17 @@ import { StoreUnavailableError } from '../store/sql.ts';
 import type { Format } from './format.ts';
 import { Colour, notice, type ReplyView } from './view.ts';
 
-/** A failure the member can act on, with the words to show them. */
+/**
+ * A failure the member can act on. `key` names two messages of the catalogue, `<key>.title` and
+ * `<key>.body`, translated into the reader's language when the router shows it.
+ */
 export class UserError extends Error {
   constructor(
-    readonly title: string,
-    message: string,
+    readonly key: string,
+    readonly values: MessageValues = {},
     readonly colour: number = Colour.warn,
   ) {
-    super(message);
+    super(key);
     this.name = 'UserError';
   }
 }
@@ -33,54 +37,37 @@ export async function orNotFound<T>(what: 'player' | 'club', tag: string, fn: ()
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof NotFoundError) {
-      throw new UserError(
-        `No ${what} ${tag}`,
-        what === 'player'
-          ? `The game knows no player with the tag **${tag}**. The tag is on the profile screen, under the player's name.`
-          : `The game knows no club with the tag **${tag}**. The tag is on the club screen, under the club's name.`,
-      );
-    }
+    if (e instanceof NotFoundError) throw new UserError(what === 'player' ? 'error.noPlayer' : 'error.noClub', { tag });
     throw e;
   }
 }
 
 /** The one answer for a failed command; `ref` is logged with the failure so support can find it. */
-export function errorView(e: unknown, ref: string): ReplyView {
-  if (e instanceof UserError) return notice(e.title, e.message, e.colour);
+export function errorView(e: unknown, ref: string, fmt: Format): ReplyView {
+  const say = (key: string, colour: number, values: MessageValues = {}) =>
+    notice(fmt.t(`${key}.title`, values), fmt.t(`${key}.body`, values), colour);
+  if (e instanceof UserError) return say(e.key, e.colour, e.values);
   if (e instanceof InvalidTagError) {
     return notice(
-      'That is not a tag',
-      `**${e.input.slice(0, 40) || '(empty)'}** is not a valid tag. ${explainTagProblem(e.problem)} Tags look like **#2PP0GQ9LU**.`,
+      fmt.t('error.badTag.title'),
+      fmt.t('error.badTag.body', {
+        input: e.input.slice(0, 40) || fmt.t('error.badTag.empty'),
+        problem: fmt.t(`tag.problem.${e.problem}`, { min: TAG_MIN_LENGTH, max: TAG_MAX_LENGTH, alphabet: TAG_ALPHABET.split('').join(' ') }),
+      }),
       Colour.warn,
     );
   }
-  if (e instanceof NotFoundError) return notice('Not found', 'The game has nothing under that name or tag.', Colour.warn);
-  if (e instanceof MaintenanceError) {
-    return notice(
-      'The game is in maintenance',
-      "The game's API is down for maintenance (usually 10 to 60 minutes) and there is no saved copy of this yet. Try again later.",
-      Colour.warn,
-    );
-  }
-  if (e instanceof ThrottledError) {
-    return notice('Too many requests', "The game's API asked us to slow down. Try again in a minute.", Colour.warn);
-  }
-  if (e instanceof AccessDeniedError) {
-    return notice('No access to the game', "The game's API refused this bot's token. The bot's operator needs to check it.", Colour.error);
-  }
-  if (e instanceof StoreUnavailableError) {
-    return notice('History is unavailable', 'Our statistics database is not answering right now. Try again in a minute.', Colour.warn);
-  }
-  if (isUpstreamError(e)) {
-    return notice('The game is not answering', "The game's API did not answer properly. Try again in a minute.", Colour.warn);
-  }
-  return notice('Something went wrong', `This command failed on our side. If it keeps happening, tell the bot's operator the reference \`${ref}\`.`, Colour.error);
+  if (e instanceof NotFoundError) return say('error.notFound', Colour.warn);
+  if (e instanceof MaintenanceError) return say('error.maintenance', Colour.warn);
+  if (e instanceof ThrottledError) return say('error.throttled', Colour.warn);
+  if (e instanceof AccessDeniedError) return say('error.accessDenied', Colour.error);
+  if (e instanceof StoreUnavailableError) return say('error.storeDown', Colour.warn);
+  if (isUpstreamError(e)) return say('error.upstream', Colour.warn);
+  return say('error.internal', Colour.error, { ref });
 }
 
 /** A line saying the data is an old copy and why, or undefined when it is fresh. */
 export function staleNote(f: Pick<Fetched<unknown>, 'stale' | 'fetchedAt' | 'staleReason'>, fmt: Format): string | undefined {
   if (!f.stale) return undefined;
-  const why = f.staleReason === 'maintenance' ? "the game's API is in maintenance" : "the game's API is not answering";
-  return `⚠️ Saved copy from ${fmt.relative(f.fetchedAt)}: ${why}.`;
+  return fmt.t(f.staleReason === 'maintenance' ? 'stale.maintenance' : 'stale.down', { when: fmt.relative(f.fetchedAt) });
 }

@@ -5,6 +5,8 @@
  * themselves live in limits.ts, shared with the fake Discord that enforces them in the tests.
  */
 import type { APIEmbed } from 'discord-api-types/v10';
+import { SOURCE } from '../i18n/index.ts';
+import { format, type Format } from './format.ts';
 import { LIMITS, codePoints, embedTotal } from './limits.ts';
 import type { ReplyView, ViewComponent } from './view.ts';
 
@@ -90,22 +92,28 @@ function fitRows(rows: ViewComponent[][]): ViewComponent[][] {
   return out.filter((r) => r.length > 0 && !(r[0]!.type === 'select' && r[0]!.options.length === 0)).slice(0, LIMITS.actionRows);
 }
 
-function megabytes(n: number): string {
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+/** A file size for people: KB under a megabyte (a 300 KB limit is not "0.3 MB"), else MB. */
+export function fileSize(bytes: number, locale: string): string {
+  const mb = bytes / (1024 * 1024);
+  const [value, unit] = mb < 1 ? [bytes / 1024, 'kilobyte'] : [mb, 'megabyte'];
+  return new Intl.NumberFormat(locale, { style: 'unit', unit, unitDisplay: 'short', maximumFractionDigits: value < 10 ? 1 : 0 }).format(value);
 }
 
 export interface FitOptions {
   /** the interaction's attachment_size_limit in bytes */
   attachmentSizeLimit?: number;
+  /** the reader's words for the notes fitting adds (default English) */
+  fmt?: Format;
 }
 
 /** Returns a view that respects every limit of limits.ts (the input is not changed). */
 export function fitView(view: ReplyView, opts: FitOptions = {}): ReplyView {
   const limit = opts.attachmentSizeLimit ?? LIMITS.defaultAttachmentSize;
+  const fmt = opts.fmt ?? format(SOURCE);
   const notes: string[] = [];
   const files = (view.files ?? []).filter((f) => {
     if (f.data.length <= limit) return true;
-    notes.push(`${f.name} was left out: ${megabytes(f.data.length)} is over this channel's ${megabytes(limit)} upload limit.`);
+    notes.push(fmt.t('fit.fileTooBig', { file: f.name, size: fileSize(f.data.length, fmt.locale), limit: fileSize(limit, fmt.locale) }));
     return false;
   });
   const kept = new Set(files.slice(0, LIMITS.filesPerMessage).map((f) => f.name));

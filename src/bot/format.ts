@@ -1,15 +1,21 @@
 /**
- * Numbers and dates for the member's locale. Dates and times go out as Discord timestamp markup
- * (`<t:1700000000:R>`), which every Discord client renders in the reader's own language and time
- * zone; numbers are formatted here with Intl for the interaction's locale.
+ * Words, numbers and dates for the reader's locale. Words come from the language's catalogue
+ * (src/i18n); dates and times go out as Discord timestamp markup (`<t:1700000000:R>`), which every
+ * Discord client renders in the reader's own language and time zone; numbers are formatted here
+ * with Intl for the interaction's locale.
  */
+import { languageOf, translate, type Language, type MessageValues } from '../i18n/index.ts';
 
 export interface Format {
   readonly locale: string;
+  /** the catalogue the words come from */
+  readonly lang: Language;
+  /** one message of the catalogue, e.g. t('player.field.trophies') */
+  t(key: string, values?: MessageValues): string;
   /** 12,345 / 12.345 / 12 345 */
   int(n: number): string;
-  /** "1 battle", "12 battles" (the words are English; the number follows the locale) */
-  count(n: number, singular: string, plural?: string): string;
+  /** a list joined the language's way: "a, b and c" */
+  list(items: string[]): string;
   /** signed: +12 / −3 */
   signed(n: number): string;
   /** 0.534 → 53.4% */
@@ -38,6 +44,7 @@ function supported(locale: string | undefined): string {
 
 export function format(locale?: string): Format {
   const loc = supported(locale);
+  const lang = languageOf(locale);
   const hit = cache.get(loc);
   if (hit) return hit;
   const int = new Intl.NumberFormat(loc, { maximumFractionDigits: 0 });
@@ -46,11 +53,14 @@ export function format(locale?: string): Format {
   const units = (['day', 'hour', 'minute', 'second'] as const).map(
     (unit) => [unit, new Intl.NumberFormat(loc, { style: 'unit', unit, unitDisplay: 'long', maximumFractionDigits: 0 })] as const,
   );
+  const list = new Intl.ListFormat(loc, { style: 'long', type: 'conjunction' });
   const t = (ms: number, style: string) => `<t:${Math.floor(ms / 1000)}:${style}>`;
   const f: Format = {
     locale: loc,
+    lang,
+    t: (key, values) => translate(lang, key, values),
     int: (n) => int.format(n),
-    count: (n, singular, plural) => `${int.format(n)} ${n === 1 ? singular : (plural ?? `${singular}s`)}`,
+    list: (items) => list.format(items),
     signed: (n) => signed.format(n),
     pct: (x, digits = 1) => {
       let nf = pcts.get(digits);

@@ -61,6 +61,7 @@ export function incomingFromDiscordJs(i: BaseInteraction): Incoming | null {
     guildId: i.guildId,
     channelId: i.channelId,
     locale: i.locale,
+    guildLocale: i.guildLocale ?? null,
     memberPermissions: i.memberPermissions?.bitfield ?? null,
     attachmentSizeLimit: i.attachmentSizeLimit ?? LIMITS.defaultAttachmentSize,
     transport: 'gateway' as const,

@@ -68,7 +68,7 @@ async function knownMaps(ctx: CommandContext): Promise<KnownMap[]> {
 export async function mapChoices(ctx: CommandContext, typed: string): Promise<Choice[]> {
   const maps = (await knownMaps(ctx)).sort((a, b) => a.name.localeCompare(b.name));
   return matchChoices(
-    maps.map((m) => ({ name: `${m.name} (${modeName(m.mode)})`, value: String(m.id) })),
+    maps.map((m) => ({ name: `${m.name} (${modeName(m.mode, ctx.fmt)})`, value: String(m.id) })),
     typed,
   );
 }
@@ -78,12 +78,12 @@ export async function mapView(ctx: CommandContext, name: string, sort: 'win' | '
   const q = name.trim();
   const maps = await knownMaps(ctx);
   const found = /^\d+$/.test(q) ? maps.find((m) => m.id === Number(q)) : maps.find((m) => m.name.toLowerCase() === q.toLowerCase());
-  if (!found) throw new UserError('Unknown map', `No recorded map is called **${q.slice(0, 60)}**. Pick one from the list while typing.`, Colour.info);
+  if (!found) throw new UserError('error.unknownMap', { name: q.slice(0, 60) }, Colour.info);
   let detail;
   try {
     detail = (await h.map(found.id)).data;
   } catch (e) {
-    if (e instanceof NotFoundError) throw new UserError('Unknown map', `Nothing is recorded for **${found.name}** yet.`, Colour.info);
+    if (e instanceof NotFoundError) throw new UserError('error.mapNotRecorded', { name: found.name }, Colour.info);
     throw e;
   }
   return {
@@ -91,7 +91,7 @@ export async function mapView(ctx: CommandContext, name: string, sort: 'win' | '
     rows: [
       (['win', 'use'] as const).map((s) => ({
         type: 'button' as const,
-        label: s === 'win' ? 'By win rate' : 'By use rate',
+        label: ctx.fmt.t(s === 'win' ? 'map.sortWin' : 'map.sortUse'),
         disabled: s === sort,
         action: { command: 'map', args: { name: String(found.id), sort: s } },
       })),

@@ -52,6 +52,7 @@ export function incomingFromJson(i: Json): Incoming | null {
     guildId: i.guild_id ?? null,
     channelId: i.channel?.id ?? i.channel_id ?? null,
     locale: typeof i.locale === 'string' ? i.locale : 'en-US',
+    guildLocale: typeof i.guild_locale === 'string' ? i.guild_locale : null,
     memberPermissions: typeof i.member?.permissions === 'string' ? BigInt(i.member.permissions) : null,
     attachmentSizeLimit: typeof i.attachment_size_limit === 'number' ? i.attachment_size_limit : LIMITS.defaultAttachmentSize,
     transport: 'http' as const,

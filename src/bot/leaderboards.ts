@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { RESTJSONErrorCodes } from 'discord-api-types/v10';
 import { NotFoundError, isUpstreamError } from '../upstream/errors.ts';
 import type { ComponentStore } from './components.ts';
+import { CLUB_SIZE } from './embeds/club.ts';
 import { boardView, type BoardData, type BoardRow } from './embeds/leaderboard.ts';
 import { UserError, staleNote } from './errors.ts';
 import { format, type Format } from './format.ts';
@@ -36,6 +37,23 @@ export interface ChannelPoster {
   delete(channelId: string, messageId: string): Promise<void>;
   /** whether this process refreshes boards of that server (a shard holds it); default all */
   owns?(guildId: string): boolean;
+}
+
+/** What went wrong with a board: a catalogue message, shown in the reader's language by /leaderboard list. */
+export interface BoardProblem {
+  key: string;
+  values?: Record<string, string>;
+}
+
+/** A board's problem in words; problems saved before they were catalogue keys are shown as saved. */
+export function problemText(b: Pick<Board, 'problem' | 'problemValues'>, fmt: Format): string | undefined {
+  if (!b.problem) return undefined;
+  return b.problem.startsWith('board.problem.') ? fmt.t(b.problem, b.problemValues) : b.problem;
+}
+
+/** The language of a server's public posts: its /settings language, else the board's (the server's Discord locale when it was made). */
+export function boardLanguage(settings: Pick<GuildSettings, 'language'>, board: Pick<Board, 'locale'>): string {
+  return settings.language ?? board.locale;
 }
 
 /** Board counts and pace per plan: a server key raises both. */
@@ -95,7 +113,7 @@ export class Leaderboards {
       return {
         data: {
           title: club.data.name,
-          subtitle: `Club ${club.data.tag} · ${rows.length}/30 members`,
+          subtitle: (f) => f.t('board.clubSubtitle', { tag: club.data.tag, n: rows.length, max: CLUB_SIZE }),
           rows,
           skipped: 0,
         },
@@ -127,12 +145,12 @@ export class Leaderboards {
       );
       for (const r of found) if (r) rows.push(r);
     }
-    return { data: { title: 'Linked members', subtitle: `Members of this server who linked an account with /link`, rows, skipped } };
+    return { data: { title: (f) => f.t('board.membersTitle'), subtitle: (f) => f.t('board.membersSubtitle'), rows, skipped } };
   }
 
   /** The board's message as it should look now. */
   async view(guildId: string, board: Board): Promise<ReplyView> {
-    const fmt = format(board.locale);
+    const fmt = format(boardLanguage(await this.deps.settings.get(guildId), board));
     const { data, fmtNote } = await this.data(guildId, board.source);
     return boardView(data, board, fmt, this.deps.now(), fmtNote?.(fmt));
   }
@@ -146,26 +164,18 @@ export class Leaderboards {
   ): Promise<Board> {
     const poster = this.poster;
     if (!poster) {
-      throw new UserError(
-        'Leaderboards need the bot token',
-        'This bot runs without a bot token (DISCORD_TOKEN), so it cannot post messages in channels. Ask its operator.',
-        Colour.error,
-      );
+      throw new UserError('error.boardNoToken', {}, Colour.error);
     }
     const limits = this.limits(premium);
     const settings = await this.deps.settings.get(guildId);
     if (settings.boards.length >= limits.boards) {
-      throw new UserError(
-        'No room for another board',
-        `This server has ${format(req.locale).count(limits.boards, 'leaderboard')}, the most ${premium.keyed ? 'a server with a key' : 'a server without an API key'} can have. ` +
-          (premium.keyed ? 'Remove one with `/leaderboard remove` first.' : 'Remove one, or get an API key for this server with `/settings apikey create` for more.'),
-      );
+      throw new UserError(premium.keyed ? 'error.boardsFullKeyed' : 'error.boardsFull', { n: limits.boards });
     }
     if (req.intervalMinutes < limits.minInterval) {
-      throw new UserError(
-        'Too often',
-        `Boards refresh at most every ${limits.minInterval} minutes${premium.keyed ? '' : ' without an API key (10 minutes with one)'}.`,
-      );
+      throw new UserError(premium.keyed ? 'error.boardTooOftenKeyed' : 'error.boardTooOften', {
+        n: limits.minInterval,
+        keyed: BOARD_LIMITS.keyed.minInterval,
+      });
     }
     await this.checkChannel(poster, guildId, req.channelId);
 
@@ -183,7 +193,8 @@ export class Leaderboards {
     try {
       board.messageId = await poster.post(req.channelId, msg);
     } catch (e) {
-      throw new UserError('Could not post the board', this.describe(apiCode(e), e, 'post'), Colour.error);
+      const why = this.describe(apiCode(e), e, 'post');
+      throw new UserError('error.boardPost', { why: format(req.locale).t(why.key, why.values) }, Colour.error);
     }
     board.lastRunAt = board.lastOkAt = this.deps.now();
     await this.deps.settings.update(guildId, (s) => {
@@ -196,16 +207,11 @@ export class Leaderboards {
   private async checkChannel(poster: ChannelPoster, guildId: string, channelId: string): Promise<void> {
     const perms = await poster.botPermissions(guildId, channelId);
     if (perms === null) {
-      throw new UserError('I cannot see that channel', 'Give the bot **View Channel** in that channel, or pick another one.', Colour.warn);
+      throw new UserError('error.boardChannelHidden', {}, Colour.warn);
     }
     const missing = missingBoardPermissions(perms);
     if (missing.length) {
-      throw new UserError(
-        'Missing permissions in that channel',
-        `The bot needs ${missing.map((m) => `**${m}**`).join(', ')} in <#${channelId}> to post and update a board. ` +
-          'Add them in the channel settings (Permissions → the bot\'s role), then run this again.',
-        Colour.warn,
-      );
+      throw new UserError('error.boardPermissions', { missing: missing.map((m) => `**${m}**`).join(', '), channel: `<#${channelId}>` }, Colour.warn);
     }
   }
 
@@ -227,10 +233,10 @@ export class Leaderboards {
   async refreshByButton(guildId: string, boardId: string): Promise<ReplyView> {
     const settings = await this.deps.settings.get(guildId);
     const board = settings.boards.find((b) => b.id === boardId);
-    if (!board) throw new UserError('This board was removed', 'An admin removed this leaderboard. `/leaderboard list` shows the current ones.', Colour.info);
+    if (!board) throw new UserError('error.boardGone', {}, Colour.info);
     const now = this.deps.now();
     if (board.lastOkAt !== undefined && now - board.lastOkAt < MANUAL_REFRESH_MS) {
-      throw new UserError('Just refreshed', `This board was updated ${format(board.locale).relative(board.lastOkAt)}; try again in a minute.`, Colour.info);
+      throw new UserError('error.boardJustRefreshed', { when: format(boardLanguage(settings, board)).relative(board.lastOkAt) }, Colour.info);
     }
     const view = await this.view(guildId, board);
     await this.record(guildId, board.id, { ok: true });
@@ -277,12 +283,10 @@ export class Leaderboards {
     try {
       view = await this.view(guildId, board);
     } catch (e) {
-      const problem =
+      const problem: BoardProblem =
         e instanceof NotFoundError && board.source.kind === 'club'
-          ? `The club ${board.source.tag} no longer exists.`
-          : isUpstreamError(e)
-            ? "The game's API was not answering; the board kept its last figures."
-            : 'Reading the data failed.';
+          ? { key: 'board.problem.clubGone', values: { tag: board.source.tag } }
+          : { key: isUpstreamError(e) ? 'board.problem.upstream' : 'board.problem.data' };
       log.warn({ err: e }, 'leaderboard data failed');
       await this.record(guildId, board.id, { ok: false, problem });
       return false;
@@ -312,7 +316,7 @@ export class Leaderboards {
       if (code === RESTJSONErrorCodes.MissingPermissions) {
         const perms = await poster.botPermissions(guildId, board.channelId).catch(() => null);
         const missing = perms === null ? [] : missingBoardPermissions(perms);
-        if (missing.length) problem = `The bot is missing ${missing.join(', ')} in <#${board.channelId}>.`;
+        if (missing.length) problem = { key: 'board.problem.missing', values: { missing: missing.join(', '), channel: `<#${board.channelId}>` } };
       }
       log.warn({ code, err: e }, 'leaderboard update failed');
       await this.record(guildId, board.id, { ok: false, problem });
@@ -320,20 +324,20 @@ export class Leaderboards {
     }
   }
 
-  private describe(code: number | undefined, e: unknown, what: 'post' | 'edit'): string {
+  private describe(code: number | undefined, e: unknown, what: 'post' | 'edit'): BoardProblem {
     switch (code) {
       case RESTJSONErrorCodes.UnknownChannel:
-        return 'The channel was deleted.';
+        return { key: 'board.problem.channelDeleted' };
       case RESTJSONErrorCodes.MissingAccess:
-        return 'The bot cannot see the channel any more (View Channel).';
+        return { key: 'board.problem.channelHidden' };
       case RESTJSONErrorCodes.MissingPermissions:
-        return 'The bot is missing permissions in the channel (Send Messages, Embed Links).';
+        return { key: 'board.problem.permissions' };
       default:
-        return `Discord refused to ${what} the message: ${(e as Error)?.message ?? String(e)}`;
+        return { key: 'board.problem.refused', values: { what, error: (e as Error)?.message ?? String(e) } };
     }
   }
 
-  private async record(guildId: string, boardId: string, r: { ok: boolean; problem?: string; messageId?: string }): Promise<void> {
+  private async record(guildId: string, boardId: string, r: { ok: boolean; problem?: BoardProblem; messageId?: string }): Promise<void> {
     const now = this.deps.now();
     await this.deps.settings.update(guildId, (s) => {
       const b = s.boards.find((x) => x.id === boardId);
@@ -344,9 +348,12 @@ export class Leaderboards {
         b.lastOkAt = now;
         b.failures = 0;
         delete b.problem;
+        delete b.problemValues;
       } else {
         b.failures += 1;
-        b.problem = r.problem;
+        b.problem = r.problem?.key;
+        if (r.problem?.values) b.problemValues = r.problem.values;
+        else delete b.problemValues;
       }
     });
   }

@@ -70,6 +70,7 @@ function base(u: LocalUser): Omit<Incoming, 'kind'> {
     guildId: u.guildId,
     channelId: u.guildId ? '1' : null,
     locale: u.locale,
+    guildLocale: u.guildId ? u.locale : null,
     memberPermissions: u.guildId ? (u.manager ? PermissionFlagsBits.ManageGuild : PermissionFlagsBits.ViewChannel) : null,
     attachmentSizeLimit: LIMITS.defaultAttachmentSize,
     resolved: { users: {}, channels: {} },

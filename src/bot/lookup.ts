@@ -8,6 +8,7 @@ import { playerClub, type Brawler } from '../upstream/schemas.ts';
 import type { CommandContext, Choice } from './command.ts';
 import { UserError, orNotFound } from './errors.ts';
 import { titleCase } from './embeds/names.ts';
+import type { Format } from './format.ts';
 import { Colour } from './view.ts';
 
 /**
@@ -21,13 +22,9 @@ export async function playerTagFor(ctx: CommandContext, tag: string | undefined,
   const linked = await ctx.bot.links.defaultTag(userId);
   if (linked) return linked;
   if (member && member !== ctx.user.id) {
-    throw new UserError('No linked account', `<@${member}> has not linked a game account. Give a tag instead, like \`tag:#2PP0GQ9LU\`.`, Colour.info);
+    throw new UserError('error.memberNotLinked', { member: `<@${member}>` }, Colour.info);
   }
-  throw new UserError(
-    'Which player?',
-    'Give a tag (`tag:#2PP0GQ9LU`), or link your account once with `/link tag:#YOURTAG` and leave the tag out from then on. Your tag is on your profile screen, under your name.',
-    Colour.info,
-  );
+  throw new UserError('error.whichPlayer', {}, Colour.info);
 }
 
 /** The club tag a command is about: the option, else the club of the caller's (or member's) linked player. */
@@ -35,13 +32,13 @@ export async function clubTagFor(ctx: CommandContext, tag: string | undefined, m
   if (tag) return parseTag(tag);
   const player = await playerTagFor(ctx, undefined, member).catch((e: unknown) => {
     if (e instanceof UserError) {
-      throw new UserError('Which club?', 'Give a club tag (`tag:#8QJR2YUC`), or link your game account with `/link` and your club becomes the default.', Colour.info);
+      throw new UserError('error.whichClub', {}, Colour.info);
     }
     throw e;
   });
   const p = await orNotFound('player', player, () => ctx.core.stats.player(player));
   const club = playerClub(p.data);
-  if (!club) throw new UserError('Not in a club', `The linked player ${p.data.tag} is not in a club. Give a club tag instead.`, Colour.info);
+  if (!club) throw new UserError('error.linkedNotInClub', { tag: p.data.tag }, Colour.info);
   return club.tag;
 }
 
@@ -49,35 +46,25 @@ export async function clubTagFor(ctx: CommandContext, tag: string | undefined, m
  * Whose account a linking command changes: the `member` option or the caller. Changing someone
  * else's needs Manage Server.
  */
-export function linkTarget(ctx: CommandContext, member: string | undefined, verb: 'link' | 'unlink'): { userId: string; forOther: boolean; who: string } {
+export function linkTarget(ctx: CommandContext, member: string | undefined, verb: 'link' | 'unlink'): { userId: string; forOther: boolean } {
   const userId = member ?? ctx.user.id;
   const forOther = userId !== ctx.user.id;
-  if (forOther && !ctx.canManageGuild) {
-    throw new UserError('Manage Server needed', `Only members with the **Manage Server** permission can ${verb} an account for someone else.`);
-  }
-  return { userId, forOther, who: forOther ? `<@${userId}>` : 'you' };
+  if (forOther && !ctx.canManageGuild) throw new UserError(`error.${verb}ForOther`);
+  return { userId, forOther };
 }
 
-/** What a key gives, in the words of the explanation members see. */
-export const PREMIUM_EXPLAINER =
-  'A server admin can unlock premium views (player and club logs, trophy pushes, best builds) for everyone here with `/settings apikey create`, ' +
-  'which also brings shorter cooldowns and more leaderboards.';
-
-/** Throws the ephemeral explanation when the server's key does not unlock premium views. */
-export function requirePremium(ctx: CommandContext, what: string): void {
+/**
+ * Throws the ephemeral explanation when the server's key does not unlock premium views; `view`
+ * is the catalogue key of the view's name.
+ */
+export function requirePremium(ctx: CommandContext, view: string): void {
   const p = ctx.premium;
   if (p.premium) return;
-  const why =
-    p.reason === 'outside_server'
-      ? `${what} works in servers that registered an API key.`
-      : p.reason === 'basic_plan'
-        ? `This server's API key is on the **${p.plan}** plan, which does not include premium views.`
-        : p.reason === 'revoked'
-          ? "This server's API key is no longer valid (it was revoked)."
-          : p.reason === 'unreadable'
-            ? "This server's API key cannot be read any more (the bot's secret changed)."
-            : `${what} is a premium view, and this server has no API key registered.`;
-  throw new UserError('Premium view', `${why}\n\n${PREMIUM_EXPLAINER}`, Colour.premium);
+  throw new UserError(
+    'error.premium',
+    { reason: p.reason ?? 'no_key', view: ctx.fmt.t(view), plan: p.plan ?? '', explainer: ctx.fmt.t('premium.explainer') },
+    Colour.premium,
+  );
 }
 
 /** Finds a brawler by id or by name (any case, spaces and dashes optional). */
@@ -111,17 +98,39 @@ export async function brawlerChoices(ctx: CommandContext, typed: string): Promis
 export async function linkedTagChoices(ctx: CommandContext, typed: string): Promise<Choice[]> {
   const l = await ctx.bot.links.get(ctx.user.id);
   const tags = [...l.tags].sort((a, b) => (a === l.default ? -1 : b === l.default ? 1 : 0));
-  return matchChoices(tags.map((t) => ({ name: t === l.default ? `${t} (default)` : t, value: t })), typed.replace(/^#/, ''));
+  return matchChoices(tags.map((t) => ({ name: t === l.default ? ctx.fmt.t('link.defaultChoice', { tag: t }) : t, value: t })), typed.replace(/^#/, ''));
 }
 
-/** 'Global' or "Germany (DE)". */
-export function regionLabel(region: string): string {
-  return region === 'global' ? 'Global' : `${countryName(region) ?? region} (${region})`;
+const regionNames = new Map<string, Intl.DisplayNames>();
+
+/** A country's name in the reader's language (Intl's CLDR names), else its English name. */
+function countryIn(code: string, fmt: Format): string {
+  let names = regionNames.get(fmt.locale);
+  if (!names) {
+    names = new Intl.DisplayNames([fmt.locale], { type: 'region', fallback: 'none' });
+    regionNames.set(fmt.locale, names);
+  }
+  return names.of(code) ?? countryName(code) ?? code;
 }
 
-/** 'Global' and every country, matched on name or code (an exact code first). */
-export function countryChoices(typed: string): Choice[] {
-  const all: Choice[] = [{ name: 'Global', value: 'global' }, ...COUNTRIES.map((c) => ({ name: `${c.name} (${c.code})`, value: c.code }))];
-  const exact = all.filter((c) => String(c.value).toLowerCase() === typed.trim().toLowerCase());
-  return [...exact, ...matchChoices(all, typed).filter((c) => !exact.includes(c))].slice(0, 25);
+/** "Global" or "Germany (DE)" / "Alemania (DE)". */
+export function regionLabel(region: string, fmt: Format): string {
+  return region === 'global' ? fmt.t('region.global') : `${countryIn(region, fmt)} (${region})`;
+}
+
+/** Global and every country, matched on the name in the reader's language, the English name or the code (an exact code first). */
+export function countryChoices(typed: string, fmt: Format): Choice[] {
+  const all = [
+    { name: fmt.t('region.global'), value: 'global', english: 'Global' },
+    ...COUNTRIES.map((c) => ({ name: `${countryIn(c.code, fmt)} (${c.code})`, value: c.code, english: c.name })),
+  ];
+  const q = typed.trim().toLowerCase();
+  const exact = all.filter((c) => c.value.toLowerCase() === q);
+  const byName = matchChoices(all, typed);
+  const byEnglish = q ? all.filter((c) => c.english.toLowerCase().startsWith(q)) : [];
+  const seen = new Set<string | number>();
+  return [...exact, ...byName, ...byEnglish]
+    .filter((c) => !seen.has(c.value) && seen.add(c.value))
+    .slice(0, 25)
+    .map((c) => ({ name: c.name, value: c.value }));
 }

@@ -11,7 +11,9 @@ import type {
 } from 'discord-api-types/v10';
 import { ButtonStyle, ComponentType } from 'discord-api-types/v10';
 import type { ComponentStore } from './components.ts';
+import { SOURCE } from '../i18n/index.ts';
 import { fitView, type FitOptions } from './fit.ts';
+import { format } from './format.ts';
 import { MessageFlag } from './limits.ts';
 import type { ReplyView, ViewComponent } from './view.ts';
 
@@ -114,7 +116,7 @@ export async function renderView(view: ReplyView, store: ComponentStore, opts: F
   const empty = !fitted.content && !fitted.embeds?.length && !components.length && !files.length;
   const body: MessageBody = {
     // Discord refuses an empty message; a handler returning nothing still gets an answer.
-    content: empty ? 'Nothing to show.' : (fitted.content ?? ''),
+    content: empty ? (opts.fmt ?? format(SOURCE)).t('reply.empty') : (fitted.content ?? ''),
     embeds: fitted.embeds ?? [],
     components,
     attachments: files.map((f, i) => clean({ id: i, filename: f.name, description: f.description })),

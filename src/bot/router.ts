@@ -39,6 +39,8 @@ export interface Incoming {
   guildId: string | null;
   channelId: string | null;
   locale: string;
+  /** the server's Discord locale (guild_locale); null outside a server */
+  guildLocale: string | null;
   /** the member's permissions in the channel; null outside a server */
   memberPermissions: bigint | null;
   attachmentSizeLimit: number;
@@ -161,6 +163,7 @@ export class Router {
       fmt: format(i.locale),
       user: i.user,
       guildId: i.guildId,
+      guildLocale: i.guildLocale,
       channelId: i.channelId,
       canManageGuild: i.memberPermissions !== null && (i.memberPermissions & MANAGE) !== 0n,
       guild,
@@ -209,7 +212,7 @@ export class Router {
       const index = i.values?.length ? Number(i.values[0]) : 0;
       const action = actions?.[index];
       if (!action) {
-        throw new UserError('This button has expired', 'Run the command again to get fresh buttons.', Colour.info);
+        throw new UserError('error.expiredButton', {}, Colour.info);
       }
       name = action.command;
       args = { ...action.args };
@@ -217,8 +220,8 @@ export class Router {
       args = flattenOptions(i.options).values;
     }
     const mod = name ? this.bot.commands.get(name) : undefined;
-    if (!mod) throw new UserError('Unknown command', 'This command no longer exists. The bot may have been updated; try `/help`.', Colour.info);
-    if (mod.guildOnly && !ctx.guildId) throw new UserError('Only in a server', `/${name} works inside a server, not in direct messages.`, Colour.info);
+    if (!mod) throw new UserError('error.unknownCommand', {}, Colour.info);
+    if (mod.guildOnly && !ctx.guildId) throw new UserError('error.guildOnly', { command: name! }, Colour.info);
     return { mod, args };
   }
 
@@ -226,17 +229,17 @@ export class Router {
     const parsed = mod.args.safeParse(raw);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
-      throw new UserError('Check the options', `${first?.path.join('.') || 'options'}: ${first?.message ?? 'not valid'}`);
+      throw new UserError('error.badOptions', { option: first?.path.join('.') || '—', problem: first?.message ?? '' });
     }
     const args = parsed.data;
     if (mod.needsManageGuild?.(args) && !ctx.canManageGuild) {
-      throw new UserError('Manage Server needed', 'Only members with the **Manage Server** permission can do this.', Colour.warn);
+      throw new UserError('error.manageServer', {}, Colour.warn);
     }
     if (i.kind === 'command' && mod.cooldownSeconds) {
       const seconds = ctx.premium.keyed ? Math.ceil(mod.cooldownSeconds / 2) : mod.cooldownSeconds;
       const wait = this.bot.cooldowns.take(`${ctx.user.id}:${mod.definition.name}`, seconds, this.bot.now());
       if (wait > 0) {
-        throw new UserError('Slow down', `You can use /${mod.definition.name} again in ${ctx.fmt.duration(wait)}.`, Colour.info);
+        throw new UserError('error.cooldown', { command: mod.definition.name, wait: ctx.fmt.duration(wait) }, Colour.info);
       }
     }
     return mod.run(args, ctx);
@@ -268,6 +271,7 @@ export class Router {
     if (this.deferAfterMs <= 0) startDefer();
     else cancelDefer = this.schedule(this.deferAfterMs, startDefer);
 
+    const fmt = format(i.locale);
     let msg: RenderedMessage;
     try {
       let view: ReplyView;
@@ -282,14 +286,14 @@ export class Router {
         const expected = e instanceof UserError || e instanceof InvalidTagError || e instanceof NotFoundError;
         outcome = expected ? 'refused' : 'failed';
         if (!expected) this.log.warn({ err: e, ref: i.id }, 'command failed');
-        view = errorView(e, i.id);
+        view = errorView(e, i.id, fmt);
       }
-      msg = await renderView(view, this.bot.components, { attachmentSizeLimit: i.attachmentSizeLimit });
+      msg = await renderView(view, this.bot.components, { attachmentSizeLimit: i.attachmentSizeLimit, fmt });
     } catch (e) {
       // Rendering itself failed (the component store is down): answer in plain words.
       this.log.error({ err: e, ref: i.id }, 'rendering the reply failed');
       outcome = 'failed';
-      msg = plain(errorView(e, i.id));
+      msg = plain(errorView(e, i.id, fmt));
     } finally {
       cancelDefer();
     }
@@ -340,7 +344,8 @@ export class Router {
 
   /** The one fallback: a plain private message saying the reply could not be shown. */
   private async fallback(r: Responder, i: Incoming, acknowledged: boolean): Promise<void> {
-    const msg = plain(notice('Could not show this reply', `Discord refused the reply. Reference: \`${i.id}\`.`, Colour.error));
+    const fmt = format(i.locale);
+    const msg = plain(notice(fmt.t('error.refused.title'), fmt.t('error.refused.body', { ref: i.id }), Colour.error));
     try {
       if (acknowledged) await r.followUp(msg);
       else await r.reply(msg);

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { ApiKeyInfo } from '../store/apikeys.ts';
 import type { KeyVault } from './secrets.ts';
 import { KeyedQueue } from './serial.ts';
+import { LANGUAGES } from '../i18n/index.ts';
 
 const StoredKey = z.object({
   sealed: z.string(),
@@ -35,7 +36,7 @@ const Board = z.object({
   intervalMinutes: z.number().int().min(1),
   createdBy: z.string(),
   createdAt: z.number(),
-  /** the creator's locale: numbers on the board are formatted for it */
+  /** the server's language when the board was made; the server's /settings language overrides it */
   locale: z.string().default('en-US'),
   /** last attempt and last success, epoch ms */
   lastRunAt: z.number().optional(),
@@ -44,12 +45,16 @@ const Board = z.object({
   failures: z.number().int().default(0),
   /** what went wrong last, in words for the admin */
   problem: z.string().optional(),
+  /** values of the problem's message, when `problem` is a catalogue key */
+  problemValues: z.record(z.string(), z.string()).optional(),
 });
 export type Board = z.infer<typeof Board>;
 
 const GuildSettingsSchema = z.object({
   id: z.string(),
   country: z.string().optional(),
+  /** the language of public posts (boards) chosen with /settings language; unset: the server's Discord locale */
+  language: z.enum(LANGUAGES).optional(),
   key: StoredKey.optional(),
   boards: z.array(Board).default([]),
   members: z.array(z.string()).default([]),

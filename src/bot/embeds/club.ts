@@ -5,17 +5,24 @@ import type { APIEmbed } from 'discord-api-types/v10';
 import type { Club } from '../../upstream/schemas.ts';
 import type { Format } from '../format.ts';
 import { Colour } from '../view.ts';
-import { CREDIT, clampPage, gameName, pageCount } from './common.ts';
+import { clampPage, dataFooter, gameName, pageCount } from './common.ts';
 import { enumName } from './names.ts';
 
 export const MEMBERS_PER_PAGE = 10;
 /** A club holds at most this many members in the game. */
 export const CLUB_SIZE = 30;
 
-const ROLE_ORDER = ['president', 'vicePresident', 'senior', 'member'];
+const ROLE_ORDER = ['president', 'vicePresident', 'senior', 'member'] as const;
 
-function footer(fetchedAt: number | undefined): Pick<APIEmbed, 'footer' | 'timestamp'> {
-  return { footer: { text: CREDIT }, ...(fetchedAt ? { timestamp: new Date(fetchedAt).toISOString() } : {}) };
+
+/** A club role in the game's words of the reader's language; a role the game adds later as the API names it. */
+export function clubRole(role: string, fmt: Format): string {
+  return (ROLE_ORDER as readonly string[]).includes(role) ? fmt.t(`club.role.${role}`) : enumName(role);
+}
+
+/** open / inviteOnly / closed as the game's club settings call them. */
+export function clubType(type: string, fmt: Format): string {
+  return ['open', 'inviteOnly', 'closed'].includes(type) ? fmt.t(`club.kind.${type}`) : enumName(type);
 }
 
 export function clubEmbed(c: Club, fmt: Format, o: { image?: string; fetchedAt?: number } = {}): APIEmbed {
@@ -27,16 +34,16 @@ export function clubEmbed(c: Club, fmt: Format, o: { image?: string; fetchedAt?:
     color: Colour.brand,
     ...(c.description?.trim() ? { description: gameName(c.description) } : {}),
     fields: [
-      { name: '🏆 Trophies', value: fmt.int(c.trophies), inline: true },
-      { name: '👥 Members', value: `${fmt.int(c.members.length)} / ${CLUB_SIZE}`, inline: true },
-      { name: '🎯 Required', value: fmt.int(c.requiredTrophies), inline: true },
-      { name: '🚪 Type', value: enumName(c.type), inline: true },
-      { name: '📊 Average', value: fmt.int(average), inline: true },
-      { name: '👑 President', value: president ? gameName(president.name) : '—', inline: true },
-      ...(roles.length ? [{ name: 'Roles', value: roles.map(([r, n]) => `${enumName(r)}: ${fmt.int(n)}`).join(' · ') }] : []),
+      { name: `🏆 ${fmt.t('club.trophies')}`, value: fmt.int(c.trophies), inline: true },
+      { name: `👥 ${fmt.t('club.members')}`, value: `${fmt.int(c.members.length)} / ${CLUB_SIZE}`, inline: true },
+      { name: `🎯 ${fmt.t('club.required')}`, value: fmt.int(c.requiredTrophies), inline: true },
+      { name: `🚪 ${fmt.t('club.type')}`, value: clubType(c.type, fmt), inline: true },
+      { name: `📊 ${fmt.t('club.average')}`, value: fmt.int(average), inline: true },
+      { name: `👑 ${fmt.t('club.role.president')}`, value: president ? gameName(president.name) : '—', inline: true },
+      ...(roles.length ? [{ name: fmt.t('club.roles'), value: roles.map(([r, n]) => `${clubRole(r, fmt)}: ${fmt.int(n)}`).join(' · ') }] : []),
     ],
     ...(o.image ? { image: { url: `attachment://${o.image}` } } : {}),
-    ...footer(o.fetchedAt),
+    ...dataFooter(fmt, o.fetchedAt),
   };
 }
 
@@ -47,25 +54,25 @@ export function membersEmbed(c: Club, fmt: Format, o: { page?: number; fetchedAt
   const first = (page - 1) * MEMBERS_PER_PAGE;
   const lines = sorted
     .slice(first, first + MEMBERS_PER_PAGE)
-    .map((m, i) => `\`${String(first + i + 1).padStart(2, ' ')}\` **${gameName(m.name)}** ${m.tag} · ${enumName(m.role)} · 🏆 ${fmt.int(m.trophies)}`);
+    .map((m, i) => `\`${String(first + i + 1).padStart(2, ' ')}\` **${gameName(m.name)}** ${m.tag} · ${clubRole(m.role, fmt)} · 🏆 ${fmt.int(m.trophies)}`);
   return {
     page,
     pages,
     embed: {
-      title: `${gameName(c.name)} ${c.tag} · members`,
+      title: `${gameName(c.name)} ${c.tag} · ${fmt.t('view.club.members')}`,
       color: Colour.brand,
-      description: lines.length ? lines.join('\n') : '_This club has no members._',
-      ...footer(o.fetchedAt),
+      description: lines.length ? lines.join('\n') : `_${fmt.t('club.empty')}_`,
+      ...dataFooter(fmt, o.fetchedAt),
     },
   };
 }
 
-export function clubImageEmbed(c: Club, heading: string, image: string, note?: string, fetchedAt?: number): APIEmbed {
+export function clubImageEmbed(c: Club, fmt: Format, o: { heading: string; image: string; note?: string; fetchedAt?: number }): APIEmbed {
   return {
-    title: `${gameName(c.name)} ${c.tag} · ${heading}`,
+    title: `${gameName(c.name)} ${c.tag} · ${o.heading}`,
     color: Colour.brand,
-    ...(note ? { description: note } : {}),
-    image: { url: `attachment://${image}` },
-    ...footer(fetchedAt),
+    ...(o.note ? { description: o.note } : {}),
+    image: { url: `attachment://${o.image}` },
+    ...dataFooter(fmt, o.fetchedAt),
   };
 }

@@ -4,6 +4,7 @@
 import { plainName } from '../../render/markup.ts';
 import { nameColorToCss } from '../../upstream/schemas.ts';
 import type { Format } from '../format.ts';
+import { choice } from '../localize.ts';
 import type { Scalar, ViewComponent } from '../view.ts';
 
 /** Characters that Discord markdown would interpret. */
@@ -41,7 +42,7 @@ export function pager(command: string, args: Record<string, Scalar>, page: numbe
   return [
     {
       type: 'button',
-      label: 'Previous',
+      label: fmt.t('pager.previous'),
       emoji: '◀️',
       disabled: page <= 1,
       action: { command, args: { ...args, page: Math.max(1, page - 1) } },
@@ -54,7 +55,7 @@ export function pager(command: string, args: Record<string, Scalar>, page: numbe
     },
     {
       type: 'button',
-      label: 'Next',
+      label: fmt.t('pager.next'),
       emoji: '▶️',
       disabled: page >= pages,
       action: { command, args: { ...args, page: Math.min(pages, page + 1) } },
@@ -62,16 +63,22 @@ export function pager(command: string, args: Record<string, Scalar>, page: numbe
   ];
 }
 
-/** A command's views: what each is called in the menu and the `view` option. */
-export type ViewTable = Record<string, { label: string; emoji: string; premium: boolean }>;
+/**
+ * A command's views; each is called `view.<command>.<view>` in the catalogue, in the menu and in
+ * the `view` option alike.
+ */
+export type ViewTable = Record<string, { emoji: string; premium: boolean }>;
+
+/** The catalogue key of a view's name. */
+export const viewKey = (command: string, view: string) => `view.${command}.${view}`;
 
 /** The "Choose a view" menu re-running `command` for `tag` with each view. */
-export function viewMenu(command: string, tag: string, views: ViewTable, current: string): ViewComponent {
+export function viewMenu(command: string, tag: string, views: ViewTable, current: string, fmt: Format): ViewComponent {
   return {
     type: 'select',
-    placeholder: 'Choose a view',
+    placeholder: fmt.t('menu.chooseView'),
     options: Object.entries(views).map(([v, d]) => ({
-      label: d.label,
+      label: fmt.t(viewKey(command, v)),
       emoji: d.emoji,
       selected: v === current,
       action: { command, args: { tag, view: v } },
@@ -79,10 +86,17 @@ export function viewMenu(command: string, tag: string, views: ViewTable, current
   };
 }
 
-/** The `view` option's choices. */
-export function viewChoices(views: ViewTable): { name: string; value: string }[] {
-  return Object.entries(views).map(([value, d]) => ({ name: d.label, value }));
+/** The `view` option's choices, named in every language. */
+export function viewChoices(command: string, views: ViewTable) {
+  return Object.keys(views).map((value) => choice(viewKey(command, value), value));
 }
 
 /** The credit line every data embed carries (the interface asks users to credit the service). */
-export const CREDIT = 'Starr Stats · not affiliated with Supercell';
+export function credit(fmt: Format): string {
+  return fmt.t('credit');
+}
+
+/** The footer of a data embed: the credit, and the time the data was fetched. */
+export function dataFooter(fmt: Format, fetchedAt?: number): { footer: { text: string }; timestamp?: string } {
+  return { footer: { text: credit(fmt) }, ...(fetchedAt ? { timestamp: new Date(fetchedAt).toISOString() } : {}) };
+}

@@ -6,7 +6,7 @@ import type { APIEmbed } from 'discord-api-types/v10';
 import { parseApiTime, type EventRotation } from '../../upstream/schemas.ts';
 import type { Format } from '../format.ts';
 import { Colour } from '../view.ts';
-import { CREDIT } from './common.ts';
+import { dataFooter } from './common.ts';
 import { modeName } from './names.ts';
 
 export interface UpcomingEvent {
@@ -16,8 +16,8 @@ export interface UpcomingEvent {
   startsAt: number;
 }
 
-export function eventLine(mode: string | undefined, map: string | null | undefined, tail: string): string {
-  return `**${modeName(mode)}**${map ? ` — ${map}` : ''} · ${tail}`;
+export function eventLine(mode: string | undefined, map: string | null | undefined, tail: string, fmt: Format): string {
+  return `**${modeName(mode, fmt)}**${map ? ` — ${map}` : ''} · ${tail}`;
 }
 
 export function eventsEmbeds(rotation: EventRotation, fmt: Format, nowMs: number, upcoming?: UpcomingEvent[], fetchedAt?: number): APIEmbed[] {
@@ -27,31 +27,30 @@ export function eventsEmbeds(rotation: EventRotation, fmt: Format, nowMs: number
     .sort((a, b) => a.end - b.end || a.e.slotId - b.e.slotId);
   const embeds: APIEmbed[] = [
     {
-      title: '🎮 Active events',
+      title: `🎮 ${fmt.t('events.active')}`,
       color: Colour.brand,
       description: active.length
         ? active
             .map(({ e, end }) => {
               const mods = e.event.modifiers?.filter((m) => m !== 'unknown');
-              return eventLine(e.event.mode, e.event.map, `ends ${fmt.relative(end)}${mods?.length ? ` · ${mods.join(', ')}` : ''}`);
+              return eventLine(e.event.mode, e.event.map, `${fmt.t('events.ends', { when: fmt.relative(end) })}${mods?.length ? ` · ${mods.join(', ')}` : ''}`, fmt);
             })
             .join('\n')
-        : '_No event is running right now._',
-      footer: { text: CREDIT },
-      ...(fetchedAt ? { timestamp: new Date(fetchedAt).toISOString() } : {}),
+        : `_${fmt.t('events.none')}_`,
+      ...dataFooter(fmt, fetchedAt),
     },
   ];
   if (upcoming?.length) {
     embeds.push({
-      title: '🔮 Predicted next',
+      title: `🔮 ${fmt.t('events.predicted')}`,
       color: Colour.info,
       description: upcoming
         .filter((u) => u.startsAt > nowMs)
         .sort((a, b) => a.startsAt - b.startsAt)
         .slice(0, 15)
-        .map((u) => eventLine(u.mode, u.map, `starts ${fmt.relative(u.startsAt)}`))
-        .join('\n') || '_Nothing predicted._',
-      footer: { text: 'Predictions come from the rotation history this bot recorded.' },
+        .map((u) => eventLine(u.mode, u.map, fmt.t('events.starts', { when: fmt.relative(u.startsAt) }), fmt))
+        .join('\n') || `_${fmt.t('events.nothingPredicted')}_`,
+      footer: { text: fmt.t('events.predictionsFooter') },
     });
   }
   return embeds;

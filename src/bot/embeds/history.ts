@@ -6,8 +6,12 @@ import type { APIEmbed } from 'discord-api-types/v10';
 import type { BestBuild, ClubLog, ClubLogEvent, MapDetail, PlayerLog, PlayerLogEvent, PlayerPush } from '../../core/history-schemas.ts';
 import type { Format } from '../format.ts';
 import { Colour } from '../view.ts';
-import { CREDIT, gameName } from './common.ts';
+import { clubRole, clubType } from './club.ts';
+import { credit, gameName } from './common.ts';
 import { enumName, modeName, titleCase } from './names.ts';
+
+/** Club settings the game names; others read as the API names them. */
+const CLUB_FIELDS = ['type', 'requiredTrophies', 'description', 'badgeId', 'name'];
 
 /** Log lines shown at most (the description stays well inside its limit). */
 export const LOG_LINES = 20;
@@ -16,30 +20,30 @@ const at = (seconds: number, fmt: Format) => fmt.relative(seconds * 1000);
 
 function recordedNote(h: { since: number | null; tracked: boolean; trackedUntil: number | null }, fmt: Format): string {
   if (h.since === null) {
-    return 'Nothing recorded yet. Starr Stats records from now on' + (h.trackedUntil ? `, at least until ${fmt.date(h.trackedUntil * 1000)}.` : '.');
+    return h.trackedUntil ? fmt.t('history.nothingYetUntil', { until: fmt.date(h.trackedUntil * 1000) }) : fmt.t('history.nothingYet');
   }
-  return `Recorded since ${fmt.date(h.since * 1000)}.`;
+  return fmt.t('history.since', { since: fmt.date(h.since * 1000) });
 }
 
 export function playerLogLine(e: PlayerLogEvent, fmt: Format): string {
   const when = at(e.timestamp, fmt);
   switch (e.type) {
     case 'trophies':
-      return `🏆 **${fmt.signed(e.change)}** trophies (${fmt.int(e.from)} → ${fmt.int(e.to)}) in ${fmt.count(e.battles, 'battle')} · ${when}`;
+      return `🏆 ${fmt.t('log.trophies', { change: fmt.signed(e.change), from: fmt.int(e.from), to: fmt.int(e.to), battles: e.battles })} · ${when}`;
     case 'brawlerUnlocked':
-      return `🆕 Unlocked **${titleCase(e.brawler.name)}** · ${when}`;
+      return `🆕 ${fmt.t('log.unlocked', { brawler: titleCase(e.brawler.name) })} · ${when}`;
     case 'powerUp':
-      return `⚡ **${titleCase(e.brawler.name)}** power ${e.from} → ${e.to} · ${when}`;
+      return `⚡ ${fmt.t('log.power', { brawler: titleCase(e.brawler.name), from: e.from, to: e.to })} · ${when}`;
     case 'rankUp':
-      return `🎖️ **${titleCase(e.brawler.name)}** rank ${e.from} → ${e.to} · ${when}`;
+      return `🎖️ ${fmt.t('log.rank', { brawler: titleCase(e.brawler.name), from: e.from, to: e.to })} · ${when}`;
     case 'prestigeUp':
-      return `✨ **${titleCase(e.brawler.name)}** prestige ${e.from} → ${e.to} · ${when}`;
+      return `✨ ${fmt.t('log.prestige', { brawler: titleCase(e.brawler.name), from: e.from, to: e.to })} · ${when}`;
     case 'clubJoined':
-      return `🛡️ Joined **${gameName(e.club.name)}** ${e.club.tag} · ${when}`;
+      return `🛡️ ${fmt.t('log.clubJoined', { club: gameName(e.club.name), tag: e.club.tag })} · ${when}`;
     case 'clubLeft':
-      return `🚪 Left **${gameName(e.club.name)}** ${e.club.tag} · ${when}`;
+      return `🚪 ${fmt.t('log.clubLeft', { club: gameName(e.club.name), tag: e.club.tag })} · ${when}`;
     case 'nameChanged':
-      return `✏️ Renamed **${gameName(e.from)}** → **${gameName(e.to)}** · ${when}`;
+      return `✏️ ${fmt.t('log.renamed', { from: gameName(e.from), to: gameName(e.to) })} · ${when}`;
   }
 }
 
@@ -52,13 +56,18 @@ export function clubLogLine(e: ClubLogEvent, fmt: Format): string {
   const who = e.player ? `**${gameName(e.player.name)}** ${e.player.tag}` : '';
   switch (e.type) {
     case 'join':
-      return `🟢 ${who} joined · ${when}`;
+      return `🟢 ${fmt.t('log.memberJoined', { who })} · ${when}`;
     case 'leave':
-      return `🔴 ${who} left · ${when}`;
-    case 'role':
-      return `🎖️ ${who}: ${enumName(show(e.from))} → ${enumName(show(e.to))} · ${when}`;
-    case 'settings':
-      return `⚙️ ${enumName(e.field ?? 'setting')}: ${show(e.from)} → ${show(e.to)} · ${when}`;
+      return `🔴 ${fmt.t('log.memberLeft', { who })} · ${when}`;
+    case 'role': {
+      const role = (v: unknown) => (typeof v === 'string' && v ? clubRole(v, fmt) : show(v));
+      return `🎖️ ${who}: ${role(e.from)} → ${role(e.to)} · ${when}`;
+    }
+    case 'settings': {
+      const field = e.field && CLUB_FIELDS.includes(e.field) ? fmt.t(`club.field.${e.field}`) : enumName(e.field ?? 'setting');
+      const value = (v: unknown) => (e.field === 'type' && typeof v === 'string' ? clubType(v, fmt) : show(v));
+      return `⚙️ ${field}: ${value(e.from)} → ${value(e.to)} · ${when}`;
+    }
   }
 }
 
@@ -68,25 +77,25 @@ export function logEmbedOf(kind: 'player' | 'club', log: PlayerLog | ClubLog, na
       ? (log as PlayerLog).items.slice(0, LOG_LINES).map((e) => playerLogLine(e, fmt))
       : (log as ClubLog).items.slice(0, LOG_LINES).map((e) => clubLogLine(e, fmt));
   return {
-    title: `${gameName(name)} ${log.tag} · log`,
+    title: `${gameName(name)} ${log.tag} · ${fmt.t('history.log')}`,
     color: Colour.premium,
-    description: [recordedNote(log, fmt), '', lines.length ? lines.join('\n') : '_No changes recorded yet._'].join('\n'),
-    footer: { text: CREDIT },
+    description: [recordedNote(log, fmt), '', lines.length ? lines.join('\n') : `_${fmt.t('history.noChanges')}_`].join('\n'),
+    footer: { text: credit(fmt) },
   };
 }
 
 export function pushEmbedOf(push: PlayerPush, name: string, fmt: Format): APIEmbed {
   const gain = (g: PlayerPush['gains']['day']) => (g ? `**${fmt.signed(g.change)}**\n${fmt.int(g.from)} → ${fmt.int(g.to)}` : '—');
   const fields: NonNullable<APIEmbed['fields']> = [
-    { name: 'Last 24 hours', value: gain(push.gains.day), inline: true },
-    { name: 'Last 7 days', value: gain(push.gains.week), inline: true },
-    { name: 'Last 30 days', value: gain(push.gains.month), inline: true },
-    { name: 'Best day', value: push.bestDay ? `${push.bestDay.date}: **${fmt.signed(push.bestDay.change)}**` : '—', inline: true },
-    { name: 'Win streak', value: fmt.int(push.winStreak), inline: true },
+    { name: fmt.t('push.day'), value: gain(push.gains.day), inline: true },
+    { name: fmt.t('push.week'), value: gain(push.gains.week), inline: true },
+    { name: fmt.t('push.month'), value: gain(push.gains.month), inline: true },
+    { name: fmt.t('push.bestDay'), value: push.bestDay ? `${push.bestDay.date}: **${fmt.signed(push.bestDay.change)}**` : '—', inline: true },
+    { name: fmt.t('push.winStreak'), value: fmt.int(push.winStreak), inline: true },
   ];
   if (push.brawlers.length) {
     fields.push({
-      name: 'Brawlers pushed this week',
+      name: fmt.t('push.brawlers'),
       value: push.brawlers
         .slice(0, 8)
         .map((b) => `**${titleCase(b.name)}** ${fmt.signed(b.change)} (${fmt.int(b.trophies)})`)
@@ -94,11 +103,11 @@ export function pushEmbedOf(push: PlayerPush, name: string, fmt: Format): APIEmb
     });
   }
   return {
-    title: `${gameName(name)} ${push.tag} · trophy push`,
+    title: `${gameName(name)} ${push.tag} · ${fmt.t('push.title')}`,
     color: Colour.premium,
-    description: `${push.trophies === null ? '' : `🏆 ${fmt.int(push.trophies)} now. `}${recordedNote(push, fmt)}`,
+    description: `${push.trophies === null ? '' : `🏆 ${fmt.t('push.now', { n: fmt.int(push.trophies) })} `}${recordedNote(push, fmt)}`,
     fields,
-    footer: { text: CREDIT },
+    footer: { text: credit(fmt) },
   };
 }
 
@@ -106,24 +115,25 @@ export function bestBuildEmbedOf(b: BestBuild, fmt: Format): APIEmbed {
   const shares = (list: BestBuild['gadgets']) =>
     list.length ? list.map((s) => `**${titleCase(s.name)}** ${fmt.pct(s.share, 0)}`).join('\n') : '—';
   const builds = b.builds.slice(0, 5).map((x, i) => {
-    const parts = [...x.gadgets, ...x.starPowers, ...x.hyperCharges].map((p) => titleCase(p.name)).join(' + ') || '(nothing unlocked)';
-    const rate = x.winRate === null ? 'no recorded battles' : `${fmt.pct(x.winRate)} over ${fmt.count(x.battles, 'battle')}`;
-    return `\`${i + 1}.\` ${parts} · ${fmt.count(x.players, 'player')} · ${rate}`;
+    const parts = [...x.gadgets, ...x.starPowers, ...x.hyperCharges].map((p) => titleCase(p.name)).join(' + ') || fmt.t('build.nothing');
+    const rate = x.winRate === null ? fmt.t('build.noBattles') : fmt.t('build.rate', { rate: fmt.pct(x.winRate), n: x.battles });
+    return `\`${i + 1}.\` ${parts} · ${fmt.t('build.players', { n: x.players })} · ${rate}`;
   });
   return {
-    title: `${titleCase(b.brawler.name)} · best build`,
+    title: `${titleCase(b.brawler.name)} · ${fmt.t('build.title')}`,
     color: Colour.premium,
     description:
-      `From the ${fmt.count(b.sampleSize, 'best player')} of this brawler that Starr Stats recorded` +
-      (b.minTrophies === null ? '.' : ` (${fmt.int(b.minTrophies)}+ trophies on it).`),
+      b.minTrophies === null
+        ? fmt.t('build.from', { n: b.sampleSize })
+        : fmt.t('build.fromMin', { n: b.sampleSize, min: fmt.int(b.minTrophies) }),
     fields: [
-      { name: '🔧 Gadgets', value: shares(b.gadgets), inline: true },
-      { name: '⭐ Star powers', value: shares(b.starPowers), inline: true },
-      { name: '💥 Hypercharges', value: shares(b.hyperCharges), inline: true },
-      { name: '⚙️ Gears', value: shares(b.gears.slice(0, 6)), inline: true },
-      { name: 'Combinations', value: builds.length ? builds.join('\n') : '—' },
+      { name: `🔧 ${fmt.t('brawler.gadgets')}`, value: shares(b.gadgets), inline: true },
+      { name: `⭐ ${fmt.t('brawler.starPowers')}`, value: shares(b.starPowers), inline: true },
+      { name: `💥 ${fmt.t('brawler.hypercharges')}`, value: shares(b.hyperCharges), inline: true },
+      { name: `⚙️ ${fmt.t('brawler.gears')}`, value: shares(b.gears.slice(0, 6)), inline: true },
+      { name: fmt.t('build.combinations'), value: builds.length ? builds.join('\n') : '—' },
     ],
-    footer: { text: CREDIT },
+    footer: { text: credit(fmt) },
   };
 }
 
@@ -136,17 +146,16 @@ export function mapEmbedOf(m: MapDetail, sort: 'win' | 'use', fmt: Format): APIE
     .sort((a, b) => (sort === 'use' ? b.useRate - a.useRate : (b.adjustedWinRate ?? -1) - (a.adjustedWinRate ?? -1)))
     .slice(0, MAP_ROWS)
     .map((s, i) => {
-      const win = s.winRate === null ? 'no decided battles' : `win ${fmt.pct(s.winRate)}`;
-      const adjusted = s.smallSample && s.adjustedWinRate !== null ? ` (adjusted ${fmt.pct(s.adjustedWinRate)})` : '';
-      return `\`${String(i + 1).padStart(2, ' ')}.\` **${titleCase(s.brawler.name)}** · ${win}${adjusted} · use ${fmt.pct(s.useRate)} · ${fmt.count(s.picks, 'pick')}`;
+      const win = s.winRate === null ? fmt.t('map.noDecided') : fmt.t('map.win', { rate: fmt.pct(s.winRate) });
+      const adjusted = s.smallSample && s.adjustedWinRate !== null ? ` ${fmt.t('map.adjusted', { rate: fmt.pct(s.adjustedWinRate) })}` : '';
+      return `\`${String(i + 1).padStart(2, ' ')}.\` **${titleCase(s.brawler.name)}** · ${win}${adjusted} · ${fmt.t('map.use', { rate: fmt.pct(s.useRate) })} · ${fmt.t('map.picks', { n: s.picks })}`;
     });
   return {
-    title: `${m.name ?? `Map ${m.id}`}${m.mode ? ` · ${modeName(m.mode)}` : ''}`,
+    title: `${m.name ?? fmt.t('map.fallbackName', { id: m.id })}${m.mode ? ` · ${modeName(m.mode, fmt)}` : ''}`,
     color: Colour.brand,
     description:
-      `Best brawlers by ${sort === 'use' ? 'use rate' : 'win rate (adjusted for small samples)'}, from ${fmt.count(m.battles, 'recorded battle')}. ` +
-      `Last played ${fmt.relative(m.lastActive * 1000)}.\n\n` +
-      (rows.length ? rows.join('\n') : '_No battles recorded on this map yet._'),
-    footer: { text: `${CREDIT} · fewer than ${m.minSample} battles: read the adjusted rate` },
+      `${fmt.t(sort === 'use' ? 'map.byUse' : 'map.byWin', { n: m.battles })} ${fmt.t('map.lastPlayed', { when: fmt.relative(m.lastActive * 1000) })}\n\n` +
+      (rows.length ? rows.join('\n') : `_${fmt.t('map.none')}_`),
+    footer: { text: `${credit(fmt)} · ${fmt.t('map.footer', { n: m.minSample })}` },
   };
 }

@@ -14,10 +14,13 @@ export interface BoardRow {
   userId?: string;
 }
 
+/** Text of a board: a name from the game as it is, or words in the board's language. */
+export type BoardText = string | ((fmt: Format) => string);
+
 export interface BoardData {
-  title: string;
-  /** e.g. club tag and requirement, or "12 linked members" */
-  subtitle: string;
+  title: BoardText;
+  /** e.g. the club's tag and member count */
+  subtitle: BoardText;
   rows: BoardRow[];
   /** rows that could not be loaded (a linked tag that no longer exists) */
   skipped: number;
@@ -39,28 +42,29 @@ export function boardView(
     return `\`${String(i + 1).padStart(width, ' ')}.\` **${gameName(r.name)}** — 🏆 ${fmt.int(r.trophies)}${who}`;
   });
   const total = data.rows.reduce((s, r) => s + r.trophies, 0);
+  const text = (t: BoardText) => (typeof t === 'string' ? t : t(fmt));
   const description = [
-    data.subtitle,
+    text(data.subtitle),
     staleLine,
     '',
-    lines.length ? lines.join('\n') : '_Nobody to show yet._',
-    data.rows.length > rows.length ? `…and ${fmt.int(data.rows.length - rows.length)} more` : undefined,
-    data.skipped ? `_${fmt.count(data.skipped, 'linked account')} could not be loaded._` : undefined,
+    lines.length ? lines.join('\n') : `_${fmt.t('board.empty')}_`,
+    data.rows.length > rows.length ? fmt.t('board.more', { n: data.rows.length - rows.length }) : undefined,
+    data.skipped ? `_${fmt.t('board.skipped', { n: data.skipped })}_` : undefined,
   ]
     .filter((l): l is string => l !== undefined)
     .join('\n');
   return {
     embeds: [
       {
-        title: `🏆 ${data.title}`,
+        title: `🏆 ${text(data.title)}`,
         description,
         color: Colour.brand,
         fields: [
-          { name: 'Total trophies', value: fmt.int(total), inline: true },
-          { name: 'Players', value: fmt.int(data.rows.length), inline: true },
-          { name: 'Next update', value: fmt.relative(nowMs + board.intervalMinutes * 60_000), inline: true },
+          { name: fmt.t('board.total'), value: fmt.int(total), inline: true },
+          { name: fmt.t('board.players'), value: fmt.int(data.rows.length), inline: true },
+          { name: fmt.t('board.next'), value: fmt.relative(nowMs + board.intervalMinutes * 60_000), inline: true },
         ],
-        footer: { text: `Refreshes every ${fmt.duration(board.intervalMinutes * 60)} · updated` },
+        footer: { text: fmt.t('board.footer', { every: fmt.duration(board.intervalMinutes * 60) }) },
         timestamp: new Date(nowMs).toISOString(),
       },
     ],
@@ -68,7 +72,7 @@ export function boardView(
       [
         {
           type: 'button',
-          label: 'Refresh',
+          label: fmt.t('button.refresh'),
           emoji: '🔄',
           style: 'secondary',
           action: { command: 'leaderboard', args: { sub: 'refresh', board: board.id } },

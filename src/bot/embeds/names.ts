@@ -4,6 +4,8 @@
  * better in title case. Names come from the data; nothing here lists brawlers or modes.
  */
 
+import type { Format } from '../format.ts';
+
 const SMALL = new Set(['of', 'the', 'and', 'a', 'in', 'on', 'to', 'for']);
 
 /** `EL PRIMO` → `El Primo`, `8-BIT` → `8-Bit`, `MR. P` → `Mr. P`. */
@@ -16,9 +18,12 @@ export function titleCase(s: string): string {
     .replace(/\n/g, ' ');
 }
 
-/** `brawlBall` → `Brawl Ball`, `wipeout5V5` → `Wipeout 5v5`, `soloShowdown` → `Solo Showdown`. */
-export function modeName(mode: string | undefined): string {
-  if (!mode || mode === 'unknown') return 'Special event';
+/**
+ * `brawlBall` → `Brawl Ball`, `wipeout5V5` → `Wipeout 5v5`, `soloShowdown` → `Solo Showdown`. A
+ * mode the API does not name is a special event, in the reader's words.
+ */
+export function modeName(mode: string | undefined, fmt: Format): string {
+  if (!mode || mode === 'unknown') return fmt.t('mode.unknown');
   const spaced = mode
     .replace(/([a-z])(\d)/g, '$1 $2')
     .replace(/(\d)V(\d)/g, '$1v$2')

@@ -5,15 +5,11 @@ import type { APIEmbed } from 'discord-api-types/v10';
 import { parseApiTime, playerClub, type BattleLog, type BattleLogItem, type Player, type PlayerBrawler } from '../../upstream/schemas.ts';
 import type { Format } from '../format.ts';
 import { Colour } from '../view.ts';
-import { CREDIT, clampPage, gameName, nameColour, pageCount } from './common.ts';
+import { clampPage, dataFooter, gameName, nameColour, pageCount } from './common.ts';
 import { modeName, titleCase } from './names.ts';
 
 export const BRAWLERS_PER_PAGE = 10;
 export const BATTLES_PER_PAGE = 10;
-
-function footer(fetchedAt: number | undefined): Pick<APIEmbed, 'footer' | 'timestamp'> {
-  return { footer: { text: CREDIT }, ...(fetchedAt ? { timestamp: new Date(fetchedAt).toISOString() } : {}) };
-}
 
 function title(p: Pick<Player, 'name' | 'tag'>): string {
   return `${gameName(p.name)} ${p.tag}`;
@@ -31,22 +27,22 @@ export function profileEmbed(p: Player, fmt: Format, o: ProfileOptions = {}): AP
   const club = playerClub(p);
   const maxed = p.brawlers.filter((b) => b.power >= 11).length;
   const fields: NonNullable<APIEmbed['fields']> = [
-    { name: '🏆 Trophies', value: `${fmt.int(p.trophies)}\nhighest ${fmt.int(p.highestTrophies)}`, inline: true },
-    { name: '⭐ Level', value: fmt.int(p.expLevel), inline: true },
+    { name: `🏆 ${fmt.t('player.trophies')}`, value: `${fmt.int(p.trophies)}\n${fmt.t('player.highest', { n: fmt.int(p.highestTrophies) })}`, inline: true },
+    { name: `⭐ ${fmt.t('player.level')}`, value: fmt.int(p.expLevel), inline: true },
     {
-      name: '🧩 Brawlers',
-      value: `${fmt.int(p.brawlers.length)}${o.brawlerTotal ? ` / ${fmt.int(o.brawlerTotal)}` : ''}\n${fmt.int(maxed)} at power 11`,
+      name: `🧩 ${fmt.t('player.brawlers')}`,
+      value: `${fmt.int(p.brawlers.length)}${o.brawlerTotal ? ` / ${fmt.int(o.brawlerTotal)}` : ''}\n${fmt.t('player.maxed', { n: fmt.int(maxed) })}`,
       inline: true,
     },
-    { name: '⚔️ 3 vs 3 wins', value: fmt.int(p['3vs3Victories']), inline: true },
-    { name: '👤 Solo wins', value: fmt.int(p.soloVictories), inline: true },
-    { name: '👥 Duo wins', value: fmt.int(p.duoVictories), inline: true },
+    { name: `⚔️ ${fmt.t('player.wins3v3')}`, value: fmt.int(p['3vs3Victories']), inline: true },
+    { name: `👤 ${fmt.t('player.winsSolo')}`, value: fmt.int(p.soloVictories), inline: true },
+    { name: `👥 ${fmt.t('player.winsDuo')}`, value: fmt.int(p.duoVictories), inline: true },
   ];
-  if (p.totalPrestigeLevel !== undefined) fields.push({ name: '🎖️ Prestige', value: fmt.int(p.totalPrestigeLevel), inline: true });
+  if (p.totalPrestigeLevel !== undefined) fields.push({ name: `🎖️ ${fmt.t('player.prestige')}`, value: fmt.int(p.totalPrestigeLevel), inline: true });
   const best = [...p.brawlers].sort((a, b) => b.trophies - a.trophies).slice(0, 3);
   if (best.length) {
     fields.push({
-      name: '🔥 Best brawlers',
+      name: `🔥 ${fmt.t('player.bestBrawlers')}`,
       value: best.map((b) => `**${titleCase(b.name)}** ${fmt.int(b.trophies)}`).join('\n'),
       inline: true,
     });
@@ -54,10 +50,10 @@ export function profileEmbed(p: Player, fmt: Format, o: ProfileOptions = {}): AP
   return {
     title: title(p),
     color: nameColour(p.nameColor) ?? Colour.brand,
-    description: club ? `🛡️ Club **${gameName(club.name)}** ${club.tag}` : '🛡️ Not in a club',
+    description: `🛡️ ${club ? fmt.t('player.club', { club: gameName(club.name), tag: club.tag }) : fmt.t('player.noClub')}`,
     fields,
     ...(o.image ? { image: { url: `attachment://${o.image}` } } : {}),
-    ...footer(o.fetchedAt),
+    ...dataFooter(fmt, o.fetchedAt),
   };
 }
 
@@ -82,7 +78,7 @@ export function brawlerLine(b: PlayerBrawler, fmt: Format): string {
   ]
     .filter(Boolean)
     .join(' ');
-  return `**${titleCase(b.name)}** · 🏆 ${fmt.int(b.trophies)} (max ${fmt.int(b.highestTrophies)}) · ⚡${b.power} · R${b.rank}${extras ? ` · ${extras}` : ''}`;
+  return `**${titleCase(b.name)}** · 🏆 ${fmt.t('brawlerLine.trophies', { n: fmt.int(b.trophies), max: fmt.int(b.highestTrophies) })} · ⚡${b.power} · ${fmt.t('brawlerLine.rank', { rank: b.rank })}${extras ? ` · ${extras}` : ''}`;
 }
 
 export function brawlersEmbed(
@@ -99,17 +95,17 @@ export function brawlersEmbed(
     page,
     pages,
     embed: {
-      title: `${title(p)} · brawlers`,
+      title: `${title(p)} · ${fmt.t('view.player.brawlers')}`,
       color: nameColour(p.nameColor) ?? Colour.brand,
       description: slice.length
         ? slice.map((b, i) => `\`${String(first + i + 1).padStart(2, ' ')}\` ${brawlerLine(b, fmt)}`).join('\n')
-        : '_No brawlers unlocked._',
+        : `_${fmt.t('player.noBrawlers')}_`,
       fields: [
-        { name: 'Owned', value: fmt.int(p.brawlers.length), inline: true },
-        { name: 'Sorted by', value: o.sort ?? 'trophies', inline: true },
+        { name: fmt.t('player.owned'), value: fmt.int(p.brawlers.length), inline: true },
+        { name: fmt.t('player.sortedBy'), value: fmt.t(`sort.${o.sort ?? 'trophies'}`), inline: true },
       ],
       ...(o.image ? { image: { url: `attachment://${o.image}` } } : {}),
-      ...footer(o.fetchedAt),
+      ...dataFooter(fmt, o.fetchedAt),
     },
   };
 }
@@ -150,14 +146,14 @@ export function summariseBattles(log: BattleLog, tag: string): BattleSummary {
 
 export function battleLine(item: BattleLogItem, tag: string, fmt: Format): string {
   const b = item.battle!;
-  const mode = modeName(item.event.mode ?? b.mode);
+  const mode = modeName(item.event.mode ?? b.mode, fmt);
   const map = item.event.map ? ` — ${item.event.map}` : '';
   let outcome: string;
   if (b.rank !== undefined) outcome = `🏅 **#${b.rank}**`;
-  else if (b.result === 'victory') outcome = '🟢 **Victory**';
-  else if (b.result === 'defeat') outcome = '🔴 **Defeat**';
-  else if (b.result === 'draw') outcome = '⚪ **Draw**';
-  else outcome = '▫️ **Played**';
+  else if (b.result === 'victory') outcome = `🟢 **${fmt.t('battle.victory')}**`;
+  else if (b.result === 'defeat') outcome = `🔴 **${fmt.t('battle.defeat')}**`;
+  else if (b.result === 'draw') outcome = `⚪ **${fmt.t('battle.draw')}**`;
+  else outcome = `▫️ **${fmt.t('battle.played')}**`;
   const mine = me(item, tag);
   const brawler = mine?.brawler ? titleCase(mine.brawler.name) : mine?.brawlers?.map((x) => titleCase(x.name)).join('/');
   const change = b.trophyChange ?? mine?.brawlers?.reduce((t, x) => t + (x.trophyChange ?? 0), 0);
@@ -166,7 +162,7 @@ export function battleLine(item: BattleLogItem, tag: string, fmt: Format): strin
     `${outcome} · ${mode}${map}`,
     change !== undefined && change !== 0 ? `${fmt.signed(change)} 🏆` : undefined,
     brawler,
-    b.starPlayer && b.starPlayer.tag === tag ? '⭐ star player' : undefined,
+    b.starPlayer && b.starPlayer.tag === tag ? `⭐ ${fmt.t('battle.starPlayer')}` : undefined,
     Number.isFinite(when) ? fmt.relative(when) : undefined,
   ];
   return parts.filter(Boolean).join(' · ');
@@ -188,15 +184,15 @@ export function battleLogEmbed(
     page,
     pages,
     embed: {
-      title: `${title(p)} · battle log`,
+      title: `${title(p)} · ${fmt.t('view.player.battlelog')}`,
       color: nameColour(p.nameColor) ?? Colour.brand,
-      description: slice.length ? slice.map((i) => battleLine(i, p.tag, fmt)).join('\n') : '_No battles in the last days._',
+      description: slice.length ? slice.map((i) => battleLine(i, p.tag, fmt)).join('\n') : `_${fmt.t('battle.none')}_`,
       fields: [
-        { name: 'Battles', value: fmt.int(s.battles), inline: true },
-        { name: 'Win rate', value: decided ? fmt.pct(s.victories / decided) : '—', inline: true },
-        { name: 'Trophies', value: fmt.signed(s.trophyChange), inline: true },
+        { name: fmt.t('battle.battles'), value: fmt.int(s.battles), inline: true },
+        { name: fmt.t('battle.winRate'), value: decided ? fmt.pct(s.victories / decided) : '—', inline: true },
+        { name: fmt.t('player.trophies'), value: fmt.signed(s.trophyChange), inline: true },
       ],
-      ...footer(o.fetchedAt),
+      ...dataFooter(fmt, o.fetchedAt),
     },
   };
 }
@@ -206,21 +202,25 @@ export function ranksEmbed(p: Player, fmt: Format, o: { image?: string; fetchedA
   for (const b of p.brawlers) byRank.set(b.rank, (byRank.get(b.rank) ?? 0) + 1);
   const top = [...byRank.entries()].sort((a, b) => b[0] - a[0]).slice(0, 12);
   return {
-    title: `${title(p)} · ranks`,
+    title: `${title(p)} · ${fmt.t('view.player.ranks')}`,
     color: nameColour(p.nameColor) ?? Colour.brand,
-    description: top.length ? top.map(([rank, n]) => `Rank **${rank}** · ${fmt.count(n, 'brawler')}`).join('\n') : '_No brawlers._',
+    description: top.length ? top.map(([rank, n]) => fmt.t('ranks.line', { rank, n })).join('\n') : `_${fmt.t('player.noBrawlers')}_`,
     ...(o.image ? { image: { url: `attachment://${o.image}` } } : {}),
-    ...footer(o.fetchedAt),
+    ...dataFooter(fmt, o.fetchedAt),
   };
 }
 
 /** An embed around one image (a chart or a card). */
-export function imageEmbed(p: Pick<Player, 'name' | 'tag' | 'nameColor'>, heading: string, image: string, note?: string, fetchedAt?: number): APIEmbed {
+export function imageEmbed(
+  p: Pick<Player, 'name' | 'tag' | 'nameColor'>,
+  fmt: Format,
+  o: { heading: string; image: string; note?: string; fetchedAt?: number },
+): APIEmbed {
   return {
-    title: `${title(p)} · ${heading}`,
+    title: `${title(p)} · ${o.heading}`,
     color: nameColour(p.nameColor) ?? Colour.brand,
-    ...(note ? { description: note } : {}),
-    image: { url: `attachment://${image}` },
-    ...footer(fetchedAt),
+    ...(o.note ? { description: o.note } : {}),
+    image: { url: `attachment://${o.image}` },
+    ...dataFooter(fmt, o.fetchedAt),
   };
 }

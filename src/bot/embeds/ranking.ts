@@ -6,7 +6,7 @@ import type { RankingResponse } from '../../core/types.ts';
 import type { ClubRankingItem, PlayerRankingItem } from '../../upstream/schemas.ts';
 import type { Format } from '../format.ts';
 import { Colour } from '../view.ts';
-import { CREDIT, clampPage, gameName, pageCount } from './common.ts';
+import { clampPage, dataFooter, gameName, pageCount } from './common.ts';
 
 export const RANKS_PER_PAGE = 20;
 
@@ -32,16 +32,15 @@ export function rankingEmbed(
     const club = p.club?.name ? ` · ${gameName(p.club.name)}` : '';
     return `${rank} **${gameName(p.name)}** · 🏆 ${fmt.int(p.trophies)}${club}`;
   });
-  const heading = kind === 'clubs' ? 'Top clubs' : kind === 'players' ? 'Top players' : `Top ${o.brawlerName ?? 'brawler'} players`;
+  const heading = kind === 'brawler' && o.brawlerName ? fmt.t('ranking.brawler', { brawler: o.brawlerName }) : fmt.t(kind === 'clubs' ? 'ranking.clubs' : 'ranking.players');
   return {
     page,
     pages,
     embed: {
       title: `${heading} · ${o.regionName}`,
       color: Colour.brand,
-      description: lines.length ? lines.join('\n') : '_This ranking is empty._',
-      footer: { text: CREDIT },
-      ...(o.fetchedAt ? { timestamp: new Date(o.fetchedAt).toISOString() } : {}),
+      description: lines.length ? lines.join('\n') : `_${fmt.t('ranking.empty')}_`,
+      ...dataFooter(fmt, o.fetchedAt),
     },
   };
 }
