@@ -44,9 +44,9 @@ describe('names', () => {
     expect(titleCase('EL PRIMO')).toBe('El Primo');
     expect(titleCase('8-BIT')).toBe('8-Bit');
     expect(titleCase('COLONEL\nRUFFS')).toBe('Colonel Ruffs');
-    expect(modeName('brawlBall')).toBe('Brawl Ball');
-    expect(modeName('wipeout5V5')).toBe('Wipeout 5v5');
-    expect(modeName('unknown')).toBe('Special event');
+    expect(modeName('brawlBall', en)).toBe('Brawl Ball');
+    expect(modeName('wipeout5V5', en)).toBe('Wipeout 5v5');
+    expect(modeName('unknown', en)).toBe('Special event');
     expect(enumName('vicePresident')).toBe('Vice president');
   });
 
@@ -59,15 +59,17 @@ describe('names', () => {
 });
 
 describe('player embeds', () => {
-  it('shows the profile with locale-formatted numbers and the card', () => {
+  it('shows the profile in the reader's language, with its numbers, and the card', () => {
     const e = profileEmbed(player, de, { brawlerTotal: 108, image: 'player.png', fetchedAt: T });
     expect(e.title).toBe(`${gameName(player.name)} ${player.tag}`);
-    const trophies = e.fields!.find((f) => f.name.includes('Trophies'))!.value;
+    const trophies = e.fields!.find((f) => f.name.includes('Trophäen'))!.value;
     expect(trophies).toContain(new Intl.NumberFormat('de').format(player.trophies));
-    expect(e.fields!.find((f) => f.name.includes('Brawlers'))!.value).toContain(`${player.brawlers.length} / 108`);
+    expect(trophies).toContain('Rekord');
+    expect(e.fields!.find((f) => f.name.includes('Brawler'))!.value).toContain(`${player.brawlers.length} / 108`);
     expect(e.image).toEqual({ url: 'attachment://player.png' });
     expect(e.timestamp).toBe(new Date(T).toISOString());
-    expect(e.description).toContain(player.club && 'tag' in player.club ? String(player.club.tag) : 'Not in a club');
+    expect(e.description).toContain(player.club && 'tag' in player.club ? String(player.club.tag) : 'In keinem Club');
+    expect(e.footer!.text).toBe('Starr Stats · nicht mit Supercell verbunden');
   });
 
   it('says when the player has no club', () => {
@@ -218,7 +220,7 @@ describe('history embeds', () => {
     expect(lines[0]).toBe(`Recorded since <t:${T0 - 7 * 86_400}:D>.`);
     expect(lines.slice(2)).toEqual([
       `🏆 **+45** trophies (1,000 → 1,045) in 7 battles · <t:${T0 - 60}:R>`,
-      `⚡ **El Primo** power 9 → 10 · <t:${T0 - 120}:R>`,
+      `⚡ **El Primo** power level 9 → 10 · <t:${T0 - 120}:R>`,
       `🛡️ Joined **Owls** #CLUB · <t:${T0 - 180}:R>`,
       `✏️ Renamed **old** → **new\\_name** · <t:${T0 - 240}:R>`,
     ]);
@@ -238,7 +240,7 @@ describe('history embeds', () => {
     };
     expect(logEmbedOf('club', log, 'Club', en).description!.split('\n').slice(2)).toEqual([
       `🟢 **Ann** #A joined · <t:${T0}:R>`,
-      `🎖️ **Ann** #A: Member → Vice president · <t:${T0}:R>`,
+      `🎖️ **Ann** #A: Member → Vice President · <t:${T0}:R>`,
       `⚙️ Required trophies: 1000 → 2000 · <t:${T0}:R>`,
     ]);
   });

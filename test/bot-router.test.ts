@@ -44,7 +44,7 @@ const commands = new CommandSet([
     args: z.object({ fail: z.boolean().optional() }),
     run: async (a) => {
       await gate.opened;
-      if (a.fail) throw new UserError('Nope', 'it failed');
+      if (a.fail) throw new UserError('error.whichChannel');
       return { content: 'slow answer' };
     },
     autocomplete: () => new Promise(() => {}),
@@ -96,6 +96,7 @@ function incoming(name: string, options: Incoming['options'] = [], kind: Incomin
     guildId: user.guildId,
     channelId: '1',
     locale: 'en-US',
+    guildLocale: 'en-US',
     memberPermissions: 0n,
     attachmentSizeLimit: 10 * 1024 * 1024,
     resolved: { users: {}, channels: {} },
@@ -205,7 +206,7 @@ describe('router', () => {
     expect(await done).toBe('refused');
     expect(r.calls).toEqual(['defer', 'delete', 'followUp']);
     expect(r.last!.ephemeral).toBe(true);
-    expect(r.last!.body.embeds[0]!.title).toBe('Nope');
+    expect(r.last!.body.embeds[0]!.title).toBe('Which channel?');
   });
 
   it('answers a bug privately with a reference, and logs it as failed', async () => {

@@ -20,6 +20,7 @@ import { InvalidTagError } from '../upstream/tags.ts';
 import { flattenOptions, type Choice, type CommandContext, type CommandModule } from './command.ts';
 import { UserError, errorView } from './errors.ts';
 import { format } from './format.ts';
+import { warmLanguages } from '../i18n/index.ts';
 import { LIMITS } from './limits.ts';
 import { truncate } from './fit.ts';
 import { renderView, type RenderedMessage } from './render.ts';
@@ -132,6 +133,8 @@ export class Router {
     this.autocompleteBudgetMs = opts.autocompleteBudgetMs ?? 2000;
     this.schedule = opts.schedule ?? wallClockSchedule;
     this.log = core.logger.child({ component: 'bot' });
+    // Compiled here, before the first interaction, not inside its 3 s window.
+    warmLanguages();
   }
 
   /** Answers one interaction; resolves with the outcome that was logged (ok, refused, failed...). */
