@@ -144,6 +144,38 @@ describe('/settings', () => {
   });
 });
 
+describe('languages of public posts', () => {
+  it("posts boards in the server's language; each member reads private replies in their own", async () => {
+    const g = h.fake.addGuild({ name: 'Brasil', channels: [{ name: 'placar' }] });
+    await deployCommands({ rest: discordRest(h.fake.apiUrl, h.fake.token), appId: h.fake.appId, guildId: g.id, definitions: h.bot.services.commands.definitions() });
+    const ch = h.fake.channel(g, 'placar');
+    const inServer = (text: string, locale: string) => slash(text, { guild: g, permissions: ADMIN, locale, guildLocale: 'pt-BR' });
+
+    // By default a board speaks the server's Discord language, whoever made it.
+    const made = h.fake.answer(await inServer(`/leaderboard create channel:${ch.id} club:${w.sim.world.clubTag(6)}`, 'de'));
+    expect(made.embeds[0]!.title).toBe('Bestenliste erstellt');
+    const [post] = h.fake.channelMessages(ch);
+    expect(post!.embeds[0]!.fields!.map((f) => f.name)).toEqual(['Troféus no total', 'Jogadores', 'Próxima atualização']);
+
+    // An admin picks Korean: the next refresh is in Korean, the confirmation too.
+    const saved = h.fake.answer(await inServer('/settings language language:ko', 'en-US'));
+    expect(saved.embeds[0]!.title).toBe('언어 저장됨');
+    w.clock.advance(31 * 60_000);
+    await h.bot.services.boards.tick();
+    expect(post!.embeds[0]!.fields!.map((f) => f.name)).toEqual(['총 트로피', '플레이어', '다음 갱신']);
+    const status = h.fake.answer(await inServer('/settings apikey status', 'fr'));
+    expect(status.embeds[0]!.fields!.find((f) => f.name.includes('Langue des publications'))!.value).toBe('한국어');
+
+    // Back to the server's language; a language the bot does not speak changes nothing.
+    expect(h.fake.answer(await inServer('/settings language language:auto', 'en-US')).embeds[0]!.description).toContain('Português (Brasil)');
+    w.clock.advance(31 * 60_000);
+    await h.bot.services.boards.tick();
+    expect(post!.embeds[0]!.fields![0]!.name).toBe('Troféus no total');
+    // The other tests count board refreshes: this server's board goes.
+    for (const b of await h.bot.services.boards.list(g.id)) await h.bot.services.boards.remove(g.id, b.id);
+  });
+});
+
 describe('/settings without STARR_SECRET', () => {
   it('refuses to store a key and says why', async () => {
     const bare = await startBotHarness(w.core, { now: w.now, config: { STARR_SECRET: undefined } });

@@ -106,11 +106,11 @@ describe('starr try', () => {
   it('prints the reply of every command as text', { timeout: 120_000 }, async () => {
     const runs: [string, RegExp, number?][] = [
       [`/player tag:${player}`, /■ .*#\w+\n[\s\S]*▸ 🏆 Trophies/],
-      [`/player tag:${player} view:brawlers`, /· brawlers\n│ ` 1` \*\*/],
-      [`/player tag:${player} view:battlelog`, /· battle log\n/],
+      [`/player tag:${player} view:brawlers`, /· Brawlers\n│ ` 1` \*\*/],
+      [`/player tag:${player} view:battlelog`, /· Battle log\n/],
       [`/player tag:${player} view:log`, /■ Premium view/, 1],
       [`/club tag:${club}`, /▸ 👥 Members: \d+ \/ 30/],
-      [`/club tag:${club} view:members`, /· members\n/],
+      [`/club tag:${club} view:members`, /· Members\n/],
       ['/ranking type:clubs', /■ Top clubs · Global/],
       ['/brawler name:shelly', /■ Shelly\n[\s\S]*▸ 🔧 Gadgets/],
       ['/events', /■ 🎮 Active events\n[\s\S]*ends in \d+ hours?/],
@@ -128,6 +128,15 @@ describe('starr try', () => {
       expect(t.stdout.join('\n'), text).toMatch(pattern);
       expect(t.stderr).toEqual(['(simulated game world: no BRAWLSTARS_API_TOKEN is set)']);
     }
+  });
+
+  it('answers in the language of --locale', async () => {
+    const t = io();
+    expect(await main(['try', `/player tag:${player}`, '--locale', 'pt-BR', '--out', 'shots'], t)).toBe(0);
+    const out = t.stdout.join('\n');
+    expect(out).toMatch(/▸ 🏆 Troféus\n/);
+    expect(out).toContain('— Starr Stats · sem afiliação com a Supercell');
+    expect(out).toMatch(/<Escolha uma visão: Perfil ▾ Perfil \| Brawlers \| Registro de batalhas/);
   });
 
   it('writes attachments and prints components', async () => {

@@ -59,7 +59,7 @@ describe('names', () => {
 });
 
 describe('player embeds', () => {
-  it('shows the profile in the reader's language, with its numbers, and the card', () => {
+  it("shows the profile in the reader's language, with its numbers, and the card", () => {
     const e = profileEmbed(player, de, { brawlerTotal: 108, image: 'player.png', fetchedAt: T });
     expect(e.title).toBe(`${gameName(player.name)} ${player.tag}`);
     const trophies = e.fields!.find((f) => f.name.includes('Trophäen'))!.value;

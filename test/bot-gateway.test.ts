@@ -92,14 +92,14 @@ describe('/player', () => {
 
     const log = select(m, 'Battle log');
     await h.send(h.fake.componentInteraction(m, log.id, { values: [log.value] }));
-    expect(m.embeds[0]!.title).toContain('battle log');
+    expect(m.embeds[0]!.title).toContain('· Battle log');
     expect(m.edits).toBe(2);
   });
 
   it('attaches brawler images and charts picked from menus', async () => {
     const rec = await slash(`/player tag:${tag()} view:brawlers`);
     const m = h.fake.answer(rec);
-    const trophyImage = select(m, 'Brawler trophy image');
+    const trophyImage = select(m, 'Brawler trophies');
     const click = await h.send(h.fake.componentInteraction(m, trophyImage.id, { values: [trophyImage.value] }));
     expect(click.calls.filter((c) => c.status >= 400)).toEqual([]);
     expect(m.attachments.map((a) => a.filename)).toEqual(['brawlers-8.png']);
@@ -158,10 +158,11 @@ describe('/player', () => {
     expect(again.embeds[0]!.title).toBe('Slow down');
   });
 
-  it('formats numbers for the member locale', async () => {
+  it("answers in the member's language, numbers included", async () => {
     const p = w.sim.world.player(tag(), w.now())!;
     const m = h.fake.answer(await slash(`/player tag:${tag()}`, { locale: 'de' }));
-    const trophies = m.embeds[0]!.fields!.find((f) => f.name.includes('Trophies'))!.value;
+    const trophies = m.embeds[0]!.fields!.find((f) => f.name.includes('Trophäen'))!.value;
+    expect(components(m).flatMap((c) => c.options?.map((o) => o.label) ?? [])).toContain('Kampfprotokoll');
     expect(trophies).toContain(new Intl.NumberFormat('de').format(Number(p.trophies)));
   });
 });
@@ -176,7 +177,7 @@ describe('/club, /ranking, /brawler, /events, /map, /help, /about', () => {
     expect(m.attachments.map((a) => a.filename)).toEqual(['club.png']);
     expect(components(m).some((c) => c.label === 'Landscape card')).toBe(true);
     const members = h.fake.answer(await slash(`/club tag:${tag} view:members`));
-    expect(members.embeds[0]!.title).toContain('members');
+    expect(members.embeds[0]!.title).toContain('· Members');
     const chart = h.fake.answer(await slash(`/club tag:${tag} view:trophies`));
     expect(chart.attachments.map((a) => a.filename)).toEqual(['chart.png']);
   });
@@ -284,7 +285,7 @@ describe('timing and failures', () => {
         ['POST', 204],
         ['PATCH', 200],
       ]);
-      expect(h.fake.answer(rec).embeds[0]!.title).toContain('battle log');
+      expect(h.fake.answer(rec).embeds[0]!.title).toContain('· Battle log');
     } finally {
       w.sim.faults.reset();
     }

@@ -128,8 +128,8 @@ describe('POST /interactions: every command', () => {
     expect(click.callbacks).toEqual([7]);
     expect(m.embeds[0]!.description!.split('\n')[0]).toMatch(/^`11`/);
 
-    const menu = ids().find((c) => c.options?.some((o) => o.label === 'Brawler ranks image'))!;
-    const pick = h.fake.componentInteraction(m, menu.custom_id!, { values: [menu.options!.find((o) => o.label === 'Brawler ranks image')!.value] });
+    const menu = ids().find((c) => c.options?.some((o) => o.label === 'Brawler ranks'))!;
+    const pick = h.fake.componentInteraction(m, menu.custom_id!, { values: [menu.options!.find((o) => o.label === 'Brawler ranks')!.value] });
     await h.send(pick);
     expect(pick.callbacks).toEqual([6]);
     expect(pick.calls.map((c) => c.method)).toEqual(['POST', 'PATCH']);

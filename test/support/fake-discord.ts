@@ -106,6 +106,8 @@ export interface SlashOptions {
   /** the invoking member's permissions in the channel (default: a plain member) */
   permissions?: bigint;
   locale?: string;
+  /** the server's Discord language (guild_locale) */
+  guildLocale?: string;
   attachmentSizeLimit?: number;
   /** simulates an admin overriding the command's default_member_permissions in the server settings */
   bypassCommandPermissions?: boolean;
@@ -283,13 +285,13 @@ export class FakeDiscord {
       token,
       version: 1,
       guild_id: guild.id,
-      guild: { id: guild.id, locale: 'en-US', features: [] },
+      guild: { id: guild.id, locale: o.guildLocale ?? 'en-US', features: [] },
       channel_id: channel.id,
       channel: channelJson(guild, channel),
       member: memberJson(user, [], guild.joinedAt, o.permissions ?? MEMBER_PERMISSIONS),
       app_permissions: String(this.botPermissionsIn(guild, channel)),
       locale: o.locale ?? 'en-US',
-      guild_locale: 'en-US',
+      guild_locale: o.guildLocale ?? 'en-US',
       entitlements: [],
       authorizing_integration_owners: { '0': guild.id },
       context: 0,
