@@ -121,7 +121,7 @@ export const settings = {
     url(['sqlite', 'redis', 'rediss'], true)),
   DATABASE_URL: setting('Durable store: postgres://user:password@host:port/database (unset = SQLite files under DATA_DIR)', '',
     url(['postgres', 'postgresql'], true)),
-  DATABASE_SCHEMA: setting('PostgreSQL schema of the history tables (created when missing; unset = the server\'s default)', '',
+  DATABASE_SCHEMA: setting('PostgreSQL schema of the durable tables: history, keys, settings (created when missing; unset = public)', '',
     (raw: string) => {
       const v = raw.trim();
       if (v === '') return undefined;
@@ -186,6 +186,14 @@ export function loadConfig(env: Record<string, string | undefined>, opts: { envF
 /** The cache URL actually used: CACHE_URL, or a SQLite file under DATA_DIR. */
 export function cacheUrl(cfg: Config): string {
   return cfg.CACHE_URL ?? `sqlite://${resolve(cfg.DATA_DIR, 'cache.sqlite')}`;
+}
+
+/**
+ * Where what users saved (API keys, settings, links, boards) lives: DATABASE_URL, or a SQLite
+ * file under DATA_DIR. Never CACHE_URL: a cache may be lost.
+ */
+export function durableUrl(cfg: Config): string {
+  return cfg.DATABASE_URL ?? `sqlite://${resolve(cfg.DATA_DIR, 'settings.sqlite')}`;
 }
 
 /** True when no official token is configured and the simulated world serves as upstream. */

@@ -122,7 +122,7 @@ describe('health and metrics', () => {
   it('/healthz says the process is alive, which upstream and store it uses', async () => {
     const r = await http.get('/healthz');
     expect(r.status).toBe(200);
-    expect(r.json()).toMatchObject({ status: 'ok', upstream: 'simulated', cacheStore: 'sqlite' });
+    expect(r.json()).toMatchObject({ status: 'ok', upstream: 'simulated', cacheStore: 'sqlite', durableStore: 'sqlite' });
     expect(Number.isInteger(r.json().uptimeSeconds)).toBe(true);
   });
 

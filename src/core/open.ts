@@ -7,13 +7,13 @@
  * Tests pass a simulated world they started themselves (a virtual clock, faults) and its clock;
  * everything else is built exactly as in production.
  */
-import { cacheUrl, usesSimulator, type Config } from '../config.ts';
+import { cacheUrl, durableUrl, usesSimulator, type Config } from '../config.ts';
 import { MetricsRegistry, upstreamAttemptRecorder } from '../http/metrics.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { SimServer } from '../sim/index.ts';
 import { ApiKeyStore, type ScryptParams } from '../store/apikeys.ts';
 import type { HistoryStore } from '../store/history-store.ts';
-import { openKeyvStores, type KeyvStores } from '../store/keyv.ts';
+import { importLegacyDurable, openKeyvStores, type KeyvStores } from '../store/keyv.ts';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.ts';
 import { openHistory, type HistoryService } from './history.ts';
 import { historyRecords } from './history-records.ts';
@@ -38,6 +38,8 @@ export interface CoreOptions {
   now?: () => number;
   /** scrypt cost of new API passwords (default: ApiKeyStore's production cost) */
   scrypt?: ScryptParams;
+  /** prefix of the loss-tolerant keyv namespaces (tests share one Redis, each suite under its own) */
+  cachePrefix?: string;
 }
 
 /** A core and the running services behind it, for the parts that drive them (poller, backfill). */
@@ -83,8 +85,22 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
   const closers = new ShutdownSteps(logger);
   const close = () => closers.close();
   try {
-    const stores = openKeyvStores(cacheUrl(config));
+    const stores = openKeyvStores({
+      cache: cacheUrl(config),
+      durable: durableUrl(config),
+      ...(config.DATABASE_SCHEMA ? { durableSchema: config.DATABASE_SCHEMA } : {}),
+      ...(opts.cachePrefix ? { cachePrefix: opts.cachePrefix } : {}),
+    });
     closers.push(() => stores.close());
+    // Earlier versions kept API keys, settings and links beside the cache: bring them over once.
+    try {
+      const imported = await importLegacyDurable(stores, cacheUrl(config));
+      if (imported && Object.values(imported).some((r) => r.copied > 0)) {
+        logger.info({ from: stores.location, to: stores.durable.location, ...imported }, 'copied saved keys, settings and links out of the cache store');
+      }
+    } catch (e) {
+      logger.error({ err: e, from: stores.location }, 'could not read keys, settings and links an earlier version kept in the cache store; tried again at the next start');
+    }
 
     let sim: SimServer | null = opts.sim ?? null;
     let upstream: UpstreamClient;

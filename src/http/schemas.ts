@@ -87,6 +87,8 @@ export const Health = z
     status: z.literal('ok'),
     upstream: z.enum(['official', 'simulated']),
     cacheStore: z.enum(['sqlite', 'redis']),
+    /** where API keys, settings, links and boards live */
+    durableStore: z.enum(['sqlite', 'postgres']),
     uptimeSeconds: z.int(),
   })
   .meta({ id: 'Health' });

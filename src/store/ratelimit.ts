@@ -203,7 +203,8 @@ export function createRateLimiter(stores: KeyvStores, opts: RateLimiterOptions =
   const kv = stores.namespace('ratelimit');
   if (stores.kind === 'redis') {
     const store = kv.store as { getClient(): Promise<RedisEval> };
-    return new RedisRateLimiter(() => store.getClient(), 'ratelimit::', opts);
+    // the keys keyv's Redis adapter would give this namespace (a test suite's prefix included)
+    return new RedisRateLimiter(() => store.getClient(), `${kv.namespace ?? 'ratelimit'}::`, opts);
   }
   return new KeyvRateLimiter(kv, opts);
 }

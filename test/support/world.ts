@@ -12,9 +12,12 @@
  * With `startMs` the virtual clock is frozen there (exact bodies: `w.sim.world.player(tag, w.now())`)
  * and moves only with `w.clock.advance(ms)`; without it the clock follows real time.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@keyv/redis';
+import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Core } from '../../src/core/index.ts';
 import type { HistoryService } from '../../src/core/history.ts';
@@ -47,6 +50,16 @@ export interface WorldOptions {
   renderWorkers?: number;
   /** puts something in front of the sim (a recording proxy): returns the base URL the core calls */
   through?: (sim: SimServer) => Promise<string>;
+  /**
+   * Durable stores on the PostgreSQL of DATABASE_URL (from the environment), in a schema of this
+   * world's own, dropped by close(). Throws when DATABASE_URL is unset or unusable.
+   */
+  postgres?: boolean;
+  /**
+   * The cache on the Redis of REDIS_URL (from the environment), every key under a prefix of this
+   * world's own, deleted by close(). Throws when REDIS_URL is unset or unusable.
+   */
+  redis?: boolean;
 }
 
 export interface TestWorld {
@@ -68,14 +81,87 @@ export interface TestWorld {
   dir: string;
   /** closes the core and opens a new one over the same DATA_DIR and stores, as a restart of the service */
   restart(): Promise<void>;
+  /**
+   * With `redis`: deletes every key of this world in Redis (what FLUSHALL does to a restarted
+   * Redis without persistence, limited to this world's prefix); returns how many.
+   */
+  wipeRedis(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** Cheap scrypt for tests; the production cost is tested in test/http-apikeys.test.ts. */
 const TEST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
+/** What a world holds on the shared servers, and how to take it away again. */
+class SharedServers {
+  readonly id = `starr_w${process.pid}_${randomBytes(4).toString('hex')}`;
+  private schema: string | null = null;
+  private redisUrl: string | null = null;
+
+  constructor(private readonly opts: WorldOptions) {}
+
+  async env(): Promise<Record<string, string>> {
+    const env: Record<string, string> = {};
+    if (this.opts.postgres) {
+      const url = process.env.DATABASE_URL;
+      if (!url) throw new Error('this suite needs PostgreSQL: set DATABASE_URL');
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE SCHEMA ${this.id}`);
+      } finally {
+        await client.end();
+      }
+      this.schema = this.id;
+      Object.assign(env, { DATABASE_URL: url, DATABASE_SCHEMA: this.id });
+    }
+    if (this.opts.redis) {
+      const url = process.env.REDIS_URL;
+      if (!url) throw new Error('this suite needs Redis: set REDIS_URL');
+      this.redisUrl = url;
+      await this.wipeRedis(); // proves the server answers before the suite starts
+      env.CACHE_URL = url;
+    }
+    return env;
+  }
+
+  get cachePrefix(): string | undefined {
+    return this.redisUrl ? `${this.id}:` : undefined;
+  }
+
+  async wipeRedis(): Promise<number> {
+    if (!this.redisUrl) throw new Error('this world has no Redis (startWorld({ redis: true }))');
+    const client = createClient({ url: this.redisUrl });
+    await client.connect();
+    try {
+      let n = 0;
+      for await (const keys of client.scanIterator({ MATCH: `${this.id}:*`, COUNT: 500 })) {
+        const batch = ([] as string[]).concat(keys);
+        if (batch.length > 0) n += await client.del(batch);
+      }
+      return n;
+    } finally {
+      await client.quit();
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.redisUrl) await this.wipeRedis();
+    if (this.schema) {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${this.schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    }
+  }
+}
+
 export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'starr-world-'));
+  const shared = new SharedServers(opts);
   let sim: SimServer | undefined;
   try {
     const config = loadConfig({
@@ -83,6 +169,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
       // The upstream budget protects the real API; the simulated one takes what tests send.
       UPSTREAM_RPS: '10000',
       ...(opts.cacheUrl ? { CACHE_URL: opts.cacheUrl } : {}),
+      ...(await shared.env()),
       ...opts.env,
     });
     const clock: VirtualClock = new SimClock(opts.startMs);
@@ -105,6 +192,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
         scrypt: TEST_SCRYPT,
         renderWorkers: opts.renderWorkers ?? 1,
         ...(opts.metrics ? { metrics: opts.metrics } : {}),
+        ...(shared.cachePrefix ? { cachePrefix: shared.cachePrefix } : {}),
       });
     let opened = await open();
     const parts = (o: OpenCore) => ({
@@ -129,15 +217,18 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
         opened = await open();
         Object.assign(world, parts(opened));
       },
+      wipeRedis: () => shared.wipeRedis(),
       async close() {
         await opened.close();
         await started.close();
+        await shared.release();
         rmSync(dir, { recursive: true, force: true });
       },
     };
     return world;
   } catch (e) {
     await sim?.close();
+    await shared.release().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }

@@ -59,6 +59,7 @@ export default routeGroup('meta', [
         status: 'ok',
         upstream: runtime.upstreamKind,
         cacheStore: runtime.core.stores.kind,
+        durableStore: runtime.core.stores.durable.kind === 'postgres' ? 'postgres' : 'sqlite',
         uptimeSeconds: Math.floor((now() - runtime.startedAt) / 1000),
       }),
   }),
@@ -77,7 +78,7 @@ export default routeGroup('meta', [
     errors: { 503: 'Not ready: the store or the game API is unreachable.' },
     handler: async ({ core }) => {
       const [store, upstream] = await Promise.all([
-        check(async () => ((await core.stores.ping()) ? null : `${core.stores.kind} store does not answer`)),
+        check(async () => ((await core.stores.ping()) ? null : `the ${core.stores.kind} cache or the ${core.stores.durable.kind} store of saved data does not answer`)),
         check(async () => {
           const f = await core.stats.brawlers();
           return f.stale ? `serving a stale copy (${f.staleReason ?? 'upstream failed'})` : null;

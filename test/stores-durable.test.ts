@@ -1,0 +1,169 @@
+/**
+ * Durable and loss-tolerant data on their own backends, end to end over the HTTP API and the bot
+ * (the real discord.js client against the fake Discord): with DATABASE_URL and REDIS_URL set, API
+ * accounts and keys, guild settings with their sealed keys and boards, and links live in
+ * PostgreSQL (this suite's own schema); the cache and the rate limits in Redis (this suite's own
+ * prefix). Wiping every Redis key of the suite — what a restarted Redis without persistence
+ * (FLUSHALL) does — and restarting the service loses none of them.
+ *
+ * Runs whenever both variables are set (.ci/run sets them); fails when they are set but unusable.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBot } from '../src/bot/index.ts';
+import { LinkStore } from '../src/bot/links.ts';
+import { cacheUrl, loadConfig } from '../src/config.ts';
+import { openCore } from '../src/core/open.ts';
+import { silentLogger } from '../src/log.ts';
+import { ApiKeyStore } from '../src/store/apikeys.ts';
+import { createHttpServer } from '../src/http/server.ts';
+import { DURABLE_NAMESPACES, isDurable, openKeyvStores } from '../src/store/keyv.ts';
+import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
+import { serve, type HttpClient } from './support/http.ts';
+import { startWorld, type TestWorld } from './support/world.ts';
+
+const START = Date.UTC(2026, 5, 1, 12);
+const ADMIN = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
+const ON = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+
+describe('which namespaces are durable', () => {
+  it('is declared once: what users saved, never the cache, limits or component state', () => {
+    expect([...DURABLE_NAMESPACES].sort()).toEqual(['apikeys', 'guilds', 'links', 'starr']);
+    for (const ns of ['cache', 'ratelimit', 'components', 'gamedata', 'health']) expect(isDurable(ns)).toBe(false);
+  });
+
+  it('refuses Redis as the durable store', () => {
+    expect(() => openKeyvStores({ cache: 'redis://127.0.0.1:6379', durable: 'redis://127.0.0.1:6379' })).toThrow(/never kept in Redis/);
+  });
+});
+
+describe('an installation from before the split', () => {
+  it('finds the keys and links it kept in the cache file in the durable store, copied once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'starr-legacy-'));
+    try {
+      const config = loadConfig({ DATA_DIR: dir, SIM_PLAYERS: '20', SIM_CLUBS: '2', LOG_LEVEL: 'silent' });
+      const scrypt = { N: 1024, r: 8, p: 1 };
+      // What an earlier version wrote: every namespace in DATA_DIR/cache.sqlite.
+      const old = openKeyvStores(cacheUrl(config));
+      const { key } = await ApiKeyStore.open(old, { scrypt }).issue({ email: 'old@example.com', password: 'an old password', ip: '127.0.0.1' });
+      await new LinkStore(old.namespace('links')).link('42', '#2PP', true);
+      await old.close();
+
+      const first = await openCore(config, { logger: silentLogger, scrypt, renderWorkers: 1 });
+      try {
+        expect(first.stores.durable.location).toBe(join(dir, 'settings.sqlite'));
+        expect(await first.keys.verify(key)).not.toBeNull();
+        const links = new LinkStore(first.stores.namespace('links'));
+        expect(await links.defaultTag('42')).toBe('#2PP');
+        await links.unlink('42');
+      } finally {
+        await first.close();
+      }
+      expect(existsSync(join(dir, 'settings.sqlite'))).toBe(true);
+
+      // The link removed since stays removed: the old copy is not read again.
+      const second = await openCore(config, { logger: silentLogger, scrypt, renderWorkers: 1 });
+      try {
+        expect(await new LinkStore(second.stores.namespace('links')).defaultTag('42')).toBeUndefined();
+        expect(await second.keys.verify(key)).not.toBeNull();
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(ON)('saved data on PostgreSQL, the cache on Redis', () => {
+  let w: TestWorld;
+  let h: BotHarness;
+  let app: FastifyInstance;
+  let http: HttpClient;
+  let apiKey = '';
+  let member: ReturnType<BotHarness['fake']['addUser']>;
+
+  const slash = (text: string, o: Parameters<BotHarness['fake']['commandInteraction']>[1] = {}) =>
+    h.send(h.fake.commandInteraction(text, { guild: h.guild, ...o }));
+
+  async function rows(): Promise<{ key: string }[]> {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query<{ key: string }>(`SELECT key FROM ${w.config.DATABASE_SCHEMA}.keyv ORDER BY key`)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  beforeAll(async () => {
+    w = await startWorld({ startMs: START, postgres: true, redis: true, env: { RATE_LIMIT_FREE: '1000' } });
+    app = createHttpServer(w.core, { now: w.now });
+    http = await serve(app);
+    h = await startBotHarness(w.core, { now: w.now, config: { STARR_SECRET: 'durable-test-secret-value' } });
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await http?.close();
+    await w?.close();
+  });
+
+  it('saves keys, settings, links and boards in PostgreSQL and only loss-tolerant data in Redis', async () => {
+    expect((await http.get('/healthz')).json()).toMatchObject({ cacheStore: 'redis', durableStore: 'postgres' });
+
+    const issued = await http.post(`/generate-api-keys?ip=127.0.0.1&email=durable%40example.com&password=${encodeURIComponent('a long password')}`);
+    expect(issued.status, issued.text).toBe(200);
+    apiKey = issued.json().api_key;
+    expect((await http.get(`/players/${encodeURIComponent(w.sim.world.playerTag(2))}/log?api_key=${apiKey}`)).status).toBe(200);
+
+    const botKey = (await w.keys.issue({ email: 'server@example.com', password: 'another long password', ip: '127.0.0.1' })).key;
+    const set = h.fake.answer(await slash(`/settings apikey set key:${botKey}`, { permissions: ADMIN }));
+    expect(set.embeds[0]!.title).toBe('API key registered');
+    member = h.fake.addUser('linked-member');
+    expect(h.fake.answer(await slash(`/link tag:${w.sim.world.playerTag(5)}`, { user: member })).embeds[0]!.title).toBe('Account linked');
+    const boards = h.fake.channel(h.guild, 'boards');
+    const made = h.fake.answer(await slash(`/leaderboard create channel:${boards.id} club:${w.sim.world.clubTag(3)} interval:30`, { permissions: ADMIN }));
+    expect(made.embeds[0]!.title).toBe('Leaderboard created');
+
+    const saved = (await rows()).map((r) => r.key.split(':')[0]);
+    for (const ns of ['apikeys', 'guilds', 'links']) expect(saved).toContain(ns);
+    expect(saved.every((ns) => isDurable(ns!))).toBe(true);
+
+    // Redis holds the cache and the limits, and nothing a user saved.
+    const wiped = await w.wipeRedis();
+    expect(wiped).toBeGreaterThan(0);
+  });
+
+  it('loses no API key, setting, link or board when Redis loses everything and the service restarts', async () => {
+    await w.wipeRedis();
+    await h.bot.close();
+    await http.close();
+    await w.restart();
+
+    app = createHttpServer(w.core, { now: w.now });
+    http = await serve(app);
+    h.core = { ...w.core, config: h.core.config };
+    h.bot = await createBot(h.core, { now: w.now, shards: [0], shardCount: 1, boardCheckMs: 3_600_000 });
+    await h.bot.start();
+
+    // the API key still opens a premium endpoint
+    const log = await http.get(`/players/${encodeURIComponent(w.sim.world.playerTag(2))}/log?api_key=${apiKey}`);
+    expect(log.status, log.text).toBe(200);
+    // the server's registered key still unlocks premium views
+    const status = h.fake.answer(await slash('/settings apikey status', { permissions: ADMIN }));
+    expect(status.embeds[0]!.fields![0]!.value).toContain('premium views are unlocked');
+    // the link still answers /player without a tag
+    const me = h.fake.answer(await slash('/player', { user: member }));
+    expect(me.embeds[0]!.title).toContain(w.sim.world.playerTag(5));
+    // the board is still listed and still refreshes
+    expect(await h.bot.services.boards.list(h.guild.id)).toHaveLength(1);
+    w.clock.advance(31 * 60_000);
+    expect((await h.bot.services.boards.tick()).refreshed).toBe(1);
+  });
+});
