@@ -140,6 +140,34 @@ describe.runIf(ON)('saved data on PostgreSQL, the cache on Redis', () => {
     expect(wiped).toBeGreaterThan(0);
   });
 
+  it('copies the keys and links an earlier version kept in Redis into PostgreSQL', async () => {
+    let legacyKey = '';
+    const earlier = await startWorld({
+      startMs: START,
+      postgres: true,
+      redis: true,
+      players: 20,
+      clubs: 2,
+      beforeOpen: async ({ config, cachePrefix }) => {
+        const old = openKeyvStores({ cache: config.CACHE_URL!, durable: config.CACHE_URL!, earlier: true, cachePrefix: cachePrefix! });
+        legacyKey = (await ApiKeyStore.open(old, { scrypt: { N: 1024, r: 8, p: 1 } }).issue({ email: 'redis@example.com', password: 'kept in redis', ip: '127.0.0.1' })).key;
+        await new LinkStore(old.namespace('links')).link('7', '#2PP', true);
+        await old.close();
+      },
+    });
+    try {
+      expect(await earlier.keys.verify(legacyKey)).not.toBeNull();
+      expect(await new LinkStore(earlier.stores.namespace('links')).defaultTag('7')).toBe('#2PP');
+      // now only in PostgreSQL: Redis may go
+      await earlier.wipeRedis();
+      await earlier.restart();
+      expect(await earlier.keys.verify(legacyKey)).not.toBeNull();
+      expect(await new LinkStore(earlier.stores.namespace('links')).defaultTag('7')).toBe('#2PP');
+    } finally {
+      await earlier.close();
+    }
+  });
+
   it('loses no API key, setting, link or board when Redis loses everything and the service restarts', async () => {
     await w.wipeRedis();
     await h.bot.close();

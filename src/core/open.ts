@@ -94,7 +94,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     closers.push(() => stores.close());
     // Earlier versions kept API keys, settings and links beside the cache: bring them over once.
     try {
-      const imported = await importLegacyDurable(stores, cacheUrl(config));
+      const imported = await importLegacyDurable(stores, cacheUrl(config), opts.cachePrefix);
       if (imported && Object.values(imported).some((r) => r.copied > 0)) {
         logger.info({ from: stores.location, to: stores.durable.location, ...imported }, 'copied saved keys, settings and links out of the cache store');
       }

@@ -66,8 +66,13 @@ export interface KeyvStoresOptions {
   durable: string;
   /** PostgreSQL schema of the durable table (DATABASE_SCHEMA; default public) */
   durableSchema?: string;
-  /** prefix of every loss-tolerant namespace (tests give each suite its own on a shared Redis) */
+  /**
+   * prefix of every namespace on the cache's backend, durable ones read from an earlier
+   * installation's Redis included (tests give each suite its own on a shared Redis)
+   */
   cachePrefix?: string;
+  /** an earlier installation's stores, opened to copy from: durable namespaces may be on Redis */
+  earlier?: boolean;
 }
 
 function sqlitePath(url: string): string {
@@ -118,7 +123,7 @@ function postgresAdapter(pool: pg.Pool, schema: string): KeyvPostgres {
  */
 export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
   const o: KeyvStoresOptions = typeof opts === 'string' ? { cache: opts, durable: opts } : opts;
-  if (typeof opts !== 'string' && isRedis(o.durable)) {
+  if (typeof opts !== 'string' && !o.earlier && isRedis(o.durable)) {
     throw new Error('Durable data (API keys, settings, links, boards) is never kept in Redis: give a sqlite:// or postgres:// URL');
   }
   if (!isRedis(o.durable) && !o.durable.startsWith('sqlite:') && !isPostgres(o.durable)) {
@@ -138,7 +143,7 @@ export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
   const opened = new Map<string, Keyv>();
   const make = (name: string): Keyv => {
     if (isDurable(name)) {
-      if (durableKind === 'redis') return new Keyv({ store: new KeyvRedis(o.durable), namespace: name, useKeyPrefix: false });
+      if (durableKind === 'redis') return new Keyv({ store: new KeyvRedis(o.durable), namespace: `${prefix}${name}`, useKeyPrefix: false });
       const store = durableKind === 'postgres' ? postgresAdapter(pool!, schema) : sqliteAdapter(o.durable);
       return new Keyv({ store, namespace: name });
     }
@@ -218,11 +223,11 @@ export async function copyDurable(from: Pick<KeyvStores, 'namespace'>, to: Pick<
  * `stores`, once: a marker in the 'starr' namespace records it, so a namespace emptied later (the
  * last link removed) is never filled again from the old copy.
  */
-export async function importLegacyDurable(stores: KeyvStores, legacyUrl: string): Promise<CopyReport | null> {
+export async function importLegacyDurable(stores: KeyvStores, legacyUrl: string, cachePrefix?: string): Promise<CopyReport | null> {
   const marker = stores.namespace('starr');
   const key = `imported:${redactUrl(legacyUrl)}`;
   if (await marker.has(key)) return null;
-  const legacy = openKeyvStores(legacyUrl);
+  const legacy = openKeyvStores({ cache: legacyUrl, durable: legacyUrl, earlier: true, ...(cachePrefix ? { cachePrefix } : {}) });
   try {
     const report = await copyDurable(legacy, stores);
     await marker.set(key, Date.now());

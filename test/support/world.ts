@@ -60,6 +60,8 @@ export interface WorldOptions {
    * world's own, deleted by close(). Throws when REDIS_URL is unset or unusable.
    */
   redis?: boolean;
+  /** runs before the core first opens: writes what an earlier installation left (CACHE_URL, the Redis prefix) */
+  beforeOpen?: (o: { config: Config; cachePrefix: string | undefined }) => Promise<void>;
 }
 
 export interface TestWorld {
@@ -194,6 +196,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
         ...(opts.metrics ? { metrics: opts.metrics } : {}),
         ...(shared.cachePrefix ? { cachePrefix: shared.cachePrefix } : {}),
       });
+    await opts.beforeOpen?.({ config, cachePrefix: shared.cachePrefix });
     let opened = await open();
     const parts = (o: OpenCore) => ({
       core: o.core,
