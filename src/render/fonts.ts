@@ -112,13 +112,27 @@ function fontTable(): FontTable {
 }
 
 let registered = false;
+/** fallback subsets registered so far (indexes into the table's fallbacks) */
+const registeredFallbacks = new Set<number>();
 
-/** Registers every font once per thread (cheap to call again). Throws when a font package is missing. */
+/**
+ * Registers the display face once per thread (cheap to call again); fallback subsets are registered
+ * when a text first needs them (`familiesFor`). Skia keeps every registered file decoded in memory:
+ * registering all ~400 subsets up front cost each render worker 35 MB, most of it CJK and emoji
+ * subsets a picture of Latin names never draws. Throws when a font package is missing.
+ */
 export function ensureFonts(): void {
   if (registered) return;
   const t = fontTable();
-  for (const face of [t.main, ...t.fallbacks]) GlobalFonts.registerFromPath(face.file, face.alias);
+  GlobalFonts.registerFromPath(t.main.file, t.main.alias);
   registered = true;
+}
+
+function registerFallback(t: FontTable, i: number): void {
+  if (registeredFallbacks.has(i)) return;
+  const face = t.fallbacks[i]!;
+  GlobalFonts.registerFromPath(face.file, face.alias);
+  registeredFallbacks.add(i);
 }
 
 export interface FontOptions {
@@ -180,7 +194,9 @@ export function familiesFor(text: string): string[] {
     if (cp < 0x7f || covers(t.main, cp)) continue;
     for (const i of facesFor(cp)) wanted.add(i);
   }
-  return [...wanted].sort((x, y) => x - y).map((i) => t.fallbacks[i]!.alias);
+  const order = [...wanted].sort((x, y) => x - y);
+  for (const i of order) registerFallback(t, i);
+  return order.map((i) => t.fallbacks[i]!.alias);
 }
 
 /** The quoted CSS family list for `text`: the display face plus the fallbacks its characters need. */
