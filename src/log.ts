@@ -7,10 +7,9 @@ export type { Logger };
  * One structured logger for the process; children carry a `component` field.
  *
  * Lines go to stdout through an asynchronous sonic-boom: under load, lines written while one
- * write is in flight leave in the next write together instead of one write(2) per line (a
- * synchronous line per request cost ~8 % of a cached GET's CPU on the 2-core machine). Nothing
- * waits: a line is handed to the kernel as soon as the previous write returns, and pino flushes
- * what is left when the process exits.
+ * write is in flight leave in the next write together instead of one write(2) per line and
+ * request. Nothing waits: a line is handed to the kernel as soon as the previous write returns,
+ * and pino flushes what is left when the process exits.
  */
 export function createLogger(cfg: Pick<Config, 'LOG_LEVEL'>): Logger {
   return pino({ level: cfg.LOG_LEVEL, base: undefined }, pino.destination({ dest: 1, sync: false }));
