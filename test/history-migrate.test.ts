@@ -1,7 +1,7 @@
 /**
  * `starr migrate --to postgres://…` (runs when DATABASE_URL is set, as in CI): a SQLite history
  * store under DATA_DIR copied into a fresh PostgreSQL schema answers every question as the original
- * does; an interrupted copy continues where it stopped; a second run copies nothing and still
+ * does, and the links and server settings of settings.sqlite are there too; an interrupted copy continues where it stopped; a second run copies nothing and still
  * matches; the copy then takes new writes without reusing an id. Bad arguments change nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../src/cli.ts';
 import { migrateHistory } from '../src/store/history-migrate.ts';
 import { HistoryStore } from '../src/store/history-store.ts';
+import { openKeyvStores } from '../src/store/keyv.ts';
 import type { Player } from '../src/upstream/schemas.ts';
 import { answers, fill, T0, world } from './support/history-answers.ts';
 import { backends, DATABASE_URL, type BackendFixture } from './support/stores.ts';
@@ -36,6 +37,11 @@ describe.skipIf(!DATABASE_URL)('starr migrate', () => {
     await fill(source);
     expected = await answers(source, T0 + 1000);
     await source.close();
+    // what users saved, where this version keeps it without DATABASE_URL
+    const saved = openKeyvStores({ cache: `sqlite://${join(dir, 'cache.sqlite')}`, durable: `sqlite://${join(dir, 'settings.sqlite')}` });
+    await saved.namespace('links').set('guild-1:member-2', '#2PP0GQ9LU');
+    await saved.namespace('guilds').set('guild-1', { locale: 'fr', boards: [{ channel: '42' }] });
+    await saved.close();
   }, 120_000);
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
@@ -69,7 +75,9 @@ describe.skipIf(!DATABASE_URL)('starr migrate', () => {
     const run = cli({ DATA_DIR: dir });
     expect(await main(['migrate', '--to', where.url, '--schema', where.schema, '--quiet'], run.io)).toBe(0);
     const text = run.out.join('\n');
-    expect(text).toMatch(/Every table matches/);
+    expect(text).toMatch(/Every history table matches/);
+    expect(text).toMatch(/^ {2}links +1 entries, 1 copied, 0 already there$/m);
+    expect(text).toMatch(/Everything matches/);
     expect(text).toMatch(/^player_snap +\d+ +\d+$/m);
     const copied = Number(/(\d+) rows copied/.exec(text)![1]);
     expect(copied).toBeGreaterThan(0);
@@ -77,12 +85,17 @@ describe.skipIf(!DATABASE_URL)('starr migrate', () => {
     const target = await HistoryStore.open(where);
     expect(await answers(target, T0 + 1000)).toEqual(expected);
     await target.close();
+    const settings = openKeyvStores({ cache: `sqlite://${join(dir, 'cache.sqlite')}`, durable: where.url, durableSchema: where.schema });
+    expect(await settings.namespace('links').get('guild-1:member-2')).toBe('#2PP0GQ9LU');
+    expect(await settings.namespace('guilds').get('guild-1')).toEqual({ locale: 'fr', boards: [{ channel: '42' }] });
+    await settings.close();
   });
 
   it('copies nothing the second time, and the copy takes new players without reusing an id', async () => {
     const again = cli({ DATA_DIR: dir });
     expect(await main(['migrate', '--to', where.url, '--schema', where.schema, '--quiet'], again.io)).toBe(0);
     expect(again.out.join('\n')).toMatch(/^0 rows copied in this run\.$/m);
+    expect(again.out.join('\n')).toMatch(/^ {2}links +1 entries, 0 copied, 1 already there$/m);
 
     const target = await HistoryStore.open(where);
     const before = (await target.counts()).player!;

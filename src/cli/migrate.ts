@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliIo } from '../cli.ts';
+import { cacheUrl, type Config } from '../config.ts';
 import { loadCliConfig, parseArgs, readArgs, UsageError, EXIT_CONFIG } from './args.ts';
 
-export const summary = 'Copy the history recorded under DATA_DIR (SQLite) into PostgreSQL, before switching DATABASE_URL to it';
+export const summary = 'Copy everything durable under DATA_DIR (history, API keys, server settings, links) into PostgreSQL, before switching DATABASE_URL to it';
 export const usage =
   'starr migrate --to postgres://user:password@host:port/database [--schema NAME] [--quiet]\n\n' +
   '  --to      the PostgreSQL database to copy into (created tables, pg_trgm installed when missing)\n' +
+  '            copies history.sqlite and settings.sqlite from DATA_DIR, and the API keys, settings and links an\n' +
+  '            earlier version kept in Redis when CACHE_URL points there\n' +
   '  --schema  schema to copy into (default DATABASE_SCHEMA, else the server\'s default)\n' +
   '  --quiet   no progress bar, only the counts\n\n' +
   'Stop the service first, so nothing is recorded during the copy. Idempotent and resumable: rows already\n' +
@@ -87,7 +90,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       );
       return EXIT_MISMATCH;
     }
-    io.out('Every table matches. Set DATABASE_URL (and DATABASE_SCHEMA) to this database and start the service.');
+    io.out('Every history table matches.');
+    const durableOk = await copySettings(cfg, opts, io);
+    if (!durableOk) return EXIT_MISMATCH;
+    io.out('Everything matches. Set DATABASE_URL (and DATABASE_SCHEMA) to this database and start the service.');
     return 0;
   } catch (e) {
     bar?.stop();
@@ -99,4 +105,52 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await from.close();
     await to.close();
   }
+}
+
+/**
+ * The durable keyv namespaces (API keys, server settings, links): from DATA_DIR/settings.sqlite,
+ * and from the Redis of CACHE_URL where an earlier version kept them, into the PostgreSQL keyv
+ * table. Entries the target already has are kept. Checked afterwards: every source key is there.
+ */
+async function copySettings(cfg: Config, opts: { to: string; schema: string | undefined }, io: CliIo): Promise<boolean> {
+  const { copyDurable, importLegacyDurable, openKeyvStores, DURABLE_NAMESPACES } = await import('../store/keyv.ts');
+  const target = openKeyvStores({ cache: cacheUrl(cfg), durable: opts.to, ...(opts.schema ? { durableSchema: opts.schema } : {}) });
+  let ok = true;
+  try {
+    const file = join(cfg.DATA_DIR, 'settings.sqlite');
+    const sources: { label: string; url: string }[] = [];
+    if (existsSync(file)) sources.push({ label: 'settings.sqlite', url: `sqlite://${file}` });
+    if (cfg.CACHE_URL && /^rediss?:/.test(cfg.CACHE_URL)) sources.push({ label: 'Redis (CACHE_URL)', url: cfg.CACHE_URL });
+    if (sources.length === 0) io.out('No settings.sqlite under DATA_DIR: no API keys, settings or links to copy.');
+    for (const src of sources) {
+      const from = openKeyvStores(src.url);
+      try {
+        const report = src.label === 'settings.sqlite' ? await copyDurable(from, target) : await importLegacyDurable(target, src.url);
+        if (!report) {
+          io.out(`${src.label}: already imported by an earlier run or start.`);
+          continue;
+        }
+        io.out(`${src.label}:`);
+        for (const name of DURABLE_NAMESPACES) {
+          // every key of the source must now be in the target
+          const kv = from.namespace(name);
+          let total = 0;
+          let present = 0;
+          for await (const [key] of kv.iterator!(kv.namespace)) {
+            total++;
+            if (await target.namespace(name).has(key)) present++;
+          }
+          const r = report[name];
+          io.out(`  ${name.padEnd(8)} ${String(total).padStart(8)} entries, ${r.copied} copied, ${r.kept} already there${present === total ? '' : `, ${total - present} MISSING`}`);
+          if (present !== total) ok = false;
+        }
+      } finally {
+        await from.close();
+      }
+    }
+  } finally {
+    await target.close();
+  }
+  if (!ok) io.err('Some API keys, settings or links are missing in PostgreSQL; run the migration again.');
+  return ok;
 }
