@@ -19,6 +19,7 @@ import {
 } from '../src/upstream/errors.ts';
 import * as S from '../src/upstream/schemas.ts';
 import { InvalidTagError } from '../src/upstream/tags.ts';
+import { ManualSchedule } from './support/manual-schedule.ts';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 18, 30, 0);
@@ -249,15 +250,29 @@ describe('retries', () => {
   });
 
   it('a timeout is retried; when every attempt times out → UnavailableError(timeout)', async () => {
-    sim.faults.set({ latency: { minMs: 400, maxMs: 400 } });
-    const c = client({ retries: 1, timeoutMs: 100 });
-    await expect(c.brawler(16000000)).rejects.toMatchObject({ constructor: UnavailableError, status: 0, reason: 'timeout' });
+    // Upstream never answers, and each attempt's timeout fires when the test says: a real 100 ms
+    // timer let a busy machine time out the healed attempt too.
+    const deadlines = new ManualSchedule();
+    proxy.intercept = () => 'hold';
+    const c = client({ retries: 1, timeoutMs: 100, schedule: deadlines.schedule });
+    const failing = c.brawler(16000000);
+    for (let n = 1; n <= 2; n++) {
+      await proxy.received(n);
+      expect(deadlines.pending).toEqual([100]);
+      deadlines.fire();
+    }
+    await expect(failing).rejects.toMatchObject({ constructor: UnavailableError, status: 0, reason: 'timeout' });
     expect(proxy.requests).toHaveLength(2);
 
     proxy.requests.length = 0;
-    const healing = client({ retries: 1, timeoutMs: 100, clock: virtualClock(() => sim.faults.reset()) });
-    sim.faults.set({ latency: { minMs: 400, maxMs: 400 } });
-    expect((await healing.brawler(16000000)).id).toBe(16000000);
+    const healing = client({ retries: 1, timeoutMs: 100, schedule: deadlines.schedule, clock: virtualClock(() => (proxy.intercept = null)) });
+    proxy.intercept = () => 'hold';
+    const healed = healing.brawler(16000000);
+    await proxy.received(1);
+    expect(deadlines.fire()).toBe(1);
+    expect((await healed).id).toBe(16000000);
+    expect(proxy.requests).toHaveLength(2);
+    expect(deadlines.pending).toEqual([]);
   });
 });
 

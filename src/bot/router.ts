@@ -15,6 +15,7 @@
 import type { APIApplicationCommandInteractionDataOption } from 'discord-api-types/v10';
 import { PermissionFlagsBits, RESTJSONErrorCodes } from 'discord-api-types/v10';
 import type { Logger } from '../log.ts';
+import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { NotFoundError } from '../upstream/errors.ts';
 import { InvalidTagError } from '../upstream/tags.ts';
 import { flattenOptions, type Choice, type CommandContext, type CommandModule } from './command.ts';
@@ -66,18 +67,6 @@ export interface Responder {
 }
 
 /**
- * Runs `fn` once after `ms` unless the returned function cancels it first. The router's two
- * deadlines (deferral, autocomplete budget) go through this, so a test can fire them itself instead
- * of racing the wall clock: on a busy machine even "fast" work can outlast a short real timer.
- */
-export type Schedule = (ms: number, fn: () => void) => () => void;
-
-export const wallClockSchedule: Schedule = (ms, fn) => {
-  const timer = setTimeout(fn, ms);
-  return () => clearTimeout(timer);
-};
-
-/**
  * 0: defer before the work. A timer cannot promise Discord's 3 s window: the first /player after
  * start-up does 2–4 s of work whose synchronous stretches hold the timer back. bench:bot on the
  * 2-core machine at load average 20–25 measured the cold first response at p50 280 ms, p99 460 ms
@@ -91,7 +80,7 @@ export interface RouterOptions {
   deferAfterMs?: number;
   /** autocomplete cannot be deferred: past this, answer with no choices (default 2000 ms) */
   autocompleteBudgetMs?: number;
-  /** when the deadlines above fire (default: the wall clock) */
+  /** when the deadlines above fire (default: the wall clock; tests fire them themselves) */
   schedule?: Schedule;
 }
 

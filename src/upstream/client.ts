@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { PageQuery, RequestOptions, UpstreamApi } from './api.ts';
+import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { RequestBudget, realClock, type TokenState, type UpstreamClock } from './budget.ts';
 import {
   AccessDeniedError,
@@ -61,6 +62,8 @@ export interface UpstreamClientOptions {
   logger?: Logger;
   /** virtual time for tests (back-off and budget waits); real time by default */
   clock?: UpstreamClock;
+  /** when an attempt's timeout fires: the wall clock by default; tests fire it themselves */
+  schedule?: Schedule;
   /** jitter source, [0, 1) */
   random?: () => number;
   /** called after every HTTP attempt (metrics) */
@@ -127,6 +130,7 @@ export class UpstreamClient implements UpstreamApi {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly clock: UpstreamClock;
+  private readonly schedule: Schedule;
   private readonly random: () => number;
   private readonly closing = new AbortController();
 
@@ -140,6 +144,7 @@ export class UpstreamClient implements UpstreamApi {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.retries = opts.retries ?? 2;
     this.clock = opts.clock ?? realClock;
+    this.schedule = opts.schedule ?? wallClockSchedule;
     this.random = opts.random ?? Math.random;
     this.pool = new Pool(url.origin, { connections: opts.connections ?? 32, pipelining: 1 });
     this.budget = new RequestBudget({
@@ -260,7 +265,7 @@ export class UpstreamClient implements UpstreamApi {
     timeoutMs: number,
   ): Promise<{ ok: true; value: z.output<T>; status: number } | { ok: false; failure: Failure; status: number }> {
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(new Error('timeout')), Math.max(1, timeoutMs));
+    const cancelTimeout = this.schedule(Math.max(1, timeoutMs), () => timer.abort(new Error('timeout')));
     const signals = [timer.signal, this.closing.signal, ...(signal ? [signal] : [])];
     let status = 0;
     let text: string;
@@ -292,7 +297,7 @@ export class UpstreamClient implements UpstreamApi {
       );
       return { ok: false, status, failure: { error, outcome: timedOut ? 'timeout' : 'connection', retry: 'backoff' } };
     } finally {
-      clearTimeout(timeout);
+      cancelTimeout();
     }
 
     if (status >= 200 && status < 300) {

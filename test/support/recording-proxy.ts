@@ -1,8 +1,8 @@
 /**
  * A loopback HTTP proxy in front of the simulated world that records every request reaching
  * upstream (path, bearer token, connection) and can answer one itself. Tests count upstream calls
- * and see which token a request used from the server side, and produce the one condition the sim
- * cannot: a throttle aimed at a single token.
+ * and see which token a request used from the server side, and produce the conditions the sim
+ * cannot: a throttle aimed at a single token, an answer that never comes.
  */
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,8 +26,10 @@ export interface RecordingProxy {
   requests: Recorded[];
   /** TCP connections opened to the proxy so far */
   connections(): number;
-  /** answer instead of upstream when this returns something */
-  intercept: ((r: Recorded) => Canned | undefined) | null;
+  /** answer instead of upstream when this returns something; 'hold' never answers (the client must give up) */
+  intercept: ((r: Recorded) => Canned | 'hold' | undefined) | null;
+  /** resolves once `requests` holds at least `n` entries */
+  received(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,11 +41,14 @@ export async function startRecordingProxy(targetBase: string): Promise<Recording
   const target = new URL(targetBase);
   let connections = 0;
   const socketIds = new WeakMap<object, number>();
+  const waiters: { n: number; resolve: () => void }[] = [];
   const proxy: RecordingProxy = {
     url: '',
     requests: [],
     connections: () => connections,
     intercept: null,
+    received: (n) =>
+      proxy.requests.length >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve })),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -57,7 +62,12 @@ export async function startRecordingProxy(targetBase: string): Promise<Recording
       connection: socketIds.get(req.socket) ?? 0,
     };
     proxy.requests.push(rec);
+    for (const w of waiters.filter((w) => proxy.requests.length >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
     const canned = proxy.intercept?.(rec);
+    if (canned === 'hold') return;
     if (canned) {
       const body = JSON.stringify(canned.body);
       res.writeHead(canned.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...canned.headers });
