@@ -12,7 +12,8 @@ import { CommandSet, defineCommand, type CommandModule } from '../src/bot/comman
 import { LocalResponder, type LocalUser } from '../src/bot/local.ts';
 import type { RenderedMessage } from '../src/bot/render.ts';
 import { Router, type Incoming } from '../src/bot/router.ts';
-import { createBotServices } from '../src/bot/services.ts';
+import { createBotServices, type BotServices } from '../src/bot/services.ts';
+import { LIMITS } from '../src/bot/limits.ts';
 import { UserError } from '../src/bot/errors.ts';
 import { ManualSchedule } from './support/manual-schedule.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
@@ -23,6 +24,7 @@ const AUTOCOMPLETE_BUDGET_MS = 1800;
 let w: TestWorld;
 let router: Router;
 let deadlines: ManualSchedule;
+let services: BotServices;
 
 /** The "slow" command's work waits on this gate until the test opens it. */
 function newGate() {
@@ -70,7 +72,7 @@ const commands = new CommandSet([
 beforeAll(async () => {
   deadlines = new ManualSchedule();
   w = await startWorld({ startMs: Date.UTC(2026, 5, 1) });
-  const services = await createBotServices(w.core, { commands, now: w.now });
+  services = await createBotServices(w.core, { commands, now: w.now });
   router = new Router(w.core, services, { deferAfterMs: DEFER_AFTER_MS, autocompleteBudgetMs: AUTOCOMPLETE_BUDGET_MS, schedule: deadlines.schedule });
 });
 
@@ -182,6 +184,17 @@ describe('router', () => {
     expect(deadlines.pending).toEqual([]);
     expect(r.calls).toEqual(['reply']);
     expect(r.last!.body.content).toBe('fast answer');
+  });
+
+  it('never sets its deferral later than Discord allows, whatever it is told', async () => {
+    const patient = new Router(w.core, services, { deferAfterMs: 10_000, schedule: deadlines.schedule });
+    const r = new LocalResponder();
+    const done = patient.handle(incoming('slow'), r);
+    expect(deadlines.pending).toEqual([LIMITS.initialResponseMs - 500]);
+    deadlines.fire();
+    gate.open();
+    await done;
+    expect(r.calls).toEqual(['defer', 'edit']);
   });
 
   it('defers slow work, then edits the answer in', async () => {
