@@ -81,7 +81,7 @@ type ColdFigures = { label: string; first: number; full: number }[];
 /** One cold start: the service composed as the app composes it, and the sequence sent at once. */
 async function coldChild(): Promise<ColdFigures> {
   const world = await startWorld({ players: 5000, clubs: 500, renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
-  const h = await startBotHarness(world.core, { transport: 'http', deferAfterMs: DEFER_AFTER_MS, config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  const h = await startBotHarness(world.core, { transport: 'http', realTime: true, deferAfterMs: DEFER_AFTER_MS, config: { STARR_SECRET: 'bench-secret-value-1234' } });
   // as startApp does once it listens
   void world.images.warm();
   const out: ColdFigures = [];
@@ -116,7 +116,7 @@ async function coldRuns(runs: number): Promise<ColdFigures[]> {
 async function main(): Promise<void> {
   const cold = await coldRuns(Number(values['cold-runs']));
   const world = await startWorld({ players: 5000, clubs: 500, renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
-  const h = await startBotHarness(world.core, { transport: 'http', deferAfterMs: DEFER_AFTER_MS, config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  const h = await startBotHarness(world.core, { transport: 'http', realTime: true, deferAfterMs: DEFER_AFTER_MS, config: { STARR_SECRET: 'bench-secret-value-1234' } });
   const { fake, guild } = h;
   const tags = Array.from({ length: 40 }, (_, i) => world.sim.world.playerTag(i));
   const clubs = Array.from({ length: 10 }, (_, i) => world.sim.world.clubTag(i));

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { startWorld, type TestWorld } from './support/world.ts';
-import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
+import { startBotHarness, whenClient, type BotHarness } from './support/fake-discord-bot.ts';
 import type { FakeGuild, StoredMessage } from './support/fake-discord.ts';
 import { createBot } from '../src/bot/index.ts';
 import { discordRest } from '../src/bot/discord-rest.ts';
@@ -227,7 +227,7 @@ describe('/leaderboard', () => {
     h.fake.setBotDeny(g2, ch2, PermissionFlagsBits.SendMessages | PermissionFlagsBits.EmbedLinks);
     // The CHANNEL_UPDATE has to reach discord.js's cache first.
     const cached = () => h.bot.gateway!.client.channels.cache.get(ch2.id) as { permissionOverwrites?: { cache: Map<string, unknown> } } | undefined;
-    while (!cached()?.permissionOverwrites?.cache.has(g2.botRoleId)) await new Promise((r) => setTimeout(r, 5));
+    await whenClient(h.bot.gateway!.client, 'channelUpdate', () => cached()?.permissionOverwrites?.cache.has(g2.botRoleId) === true);
 
     expect(await h.bot.services.boards.tick()).toEqual({ refreshed: 0, failed: 0 });
     w.clock.advance(31 * 60_000);
@@ -300,7 +300,7 @@ describe('after a restart', () => {
     const boardsBefore = (await h.bot.services.settings.guildsWithBoards()).length;
     await h.bot.close();
 
-    h.bot = await createBot(h.core, { now: w.now, shards: [0], shardCount: 1, boardCheckMs: 3_600_000 });
+    h.bot = await createBot(h.core, { now: w.now, shards: [0], shardCount: 1, boardCheckMs: 3_600_000, schedule: h.deadlines.schedule });
     await h.bot.start();
     expect((await h.bot.services.settings.guildsWithBoards()).length).toBe(boardsBefore);
     const view = m.components.flatMap((r) => ('components' in r ? (r.components as { custom_id?: string; type: number }[]) : [])).find((c) => c.type === 3)!;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type TestWorld } from './support/world.ts';
-import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts';
+import { startBotHarness, whenClient, type BotHarness } from './support/fake-discord-bot.ts';
 import type { InteractionRecord, StoredMessage } from './support/fake-discord.ts';
 import { deployCommands } from '../src/bot/deploy.ts';
 import { discordRest } from '../src/bot/discord-rest.ts';
@@ -47,6 +47,15 @@ function select(m: StoredMessage, label: string): { id: string; value: string } 
     if (o && c.custom_id) return { id: c.custom_id, value: o.value };
   }
   throw new Error(`no menu option ${label}`);
+}
+
+/** Sends a command whose work outlasts the router's deferral deadline: the test fires it as soon as it is set. */
+async function slashLate(text: string): Promise<InteractionRecord> {
+  const answered = slash(text);
+  await h.deadlines.next();
+  expect(h.deadlines.pending).toEqual([1000]);
+  h.deadlines.fire();
+  return answered;
 }
 
 /** The interaction was answered once, and nothing the bot sent was refused. */
@@ -279,7 +288,7 @@ describe('timing and failures', () => {
   it('defers when the game is slow, then edits the answer in', async () => {
     w.sim.faults.set({ latency: { minMs: 1200, maxMs: 1200, spikeRate: 0, spikeMs: 0 } });
     try {
-      const rec = await slash(`/player tag:${w.sim.world.playerTag(40)} view:battlelog`);
+      const rec = await slashLate(`/player tag:${w.sim.world.playerTag(40)} view:battlelog`);
       expect(rec.callbacks).toEqual([5]);
       expect(rec.calls.map((c) => [c.method, c.status])).toEqual([
         ['POST', 204],
@@ -294,7 +303,7 @@ describe('timing and failures', () => {
   it('turns a public deferral into a private answer for a failure', async () => {
     w.sim.faults.set({ latency: { minMs: 1200, maxMs: 1200, spikeRate: 0, spikeMs: 0 } });
     try {
-      const rec = await slash('/player tag:#9999999');
+      const rec = await slashLate('/player tag:#9999999');
       expect(rec.callbacks).toEqual([5]);
       expect(rec.original!.deleted).toBe(true);
       expect(rec.followups).toHaveLength(1);
@@ -348,7 +357,7 @@ describe('sharding', () => {
       let other = two.fake.addGuild({ name: 'second' });
       while (other.shardOf(2) === two.guild.shardOf(2)) other = two.fake.addGuild({ name: 'another' });
       await deployCommands({ rest: discordRest(two.fake.apiUrl, two.fake.token), appId: two.fake.appId, guildId: other.id, definitions: two.bot.services.commands.definitions() });
-      while (!two.bot.gateway!.client.guilds.cache.has(other.id)) await new Promise((r) => setTimeout(r, 5));
+      await whenClient(two.bot.gateway!.client, 'guildCreate', () => two.bot.gateway!.client.guilds.cache.has(other.id));
       for (const guild of [two.guild, other]) {
         const rec = await two.send(two.fake.commandInteraction('/help', { guild }));
         expect(rec.callbacks).toEqual([4]);

@@ -2,6 +2,11 @@
  * The bot under test, wired to the fake Discord: the real discord.js Client over the gateway
  * (an explicit shard count, as the real `auto` would ask discord.com), or the HTTP interactions
  * endpoint on a real port, with the commands deployed through the fake's REST API first.
+ *
+ * Timing is the test's: the router's deadlines (deferral, autocomplete budget) fire only through
+ * `h.deadlines.fire()`, and the fake counts Discord's 3 s only when the test advances its clock, so
+ * every reply is the same on an idle and on a busy machine. `realTime` restores production timing
+ * for benchmarks.
  */
 import type { AddressInfo } from 'node:net';
 import { discordRest } from '../../src/bot/discord-rest.ts';
@@ -13,6 +18,7 @@ import { createBot, type Bot, type BotOptions } from '../../src/bot/index.ts';
 import { loadCommands } from '../../src/bot/command.ts';
 import { deployCommands } from '../../src/bot/deploy.ts';
 import { FakeDiscord, type FakeGuild, type InteractionRecord } from './fake-discord.ts';
+import { ManualSchedule } from './manual-schedule.ts';
 
 export interface BotHarness {
   fake: FakeDiscord;
@@ -21,6 +27,8 @@ export interface BotHarness {
   /** POST /interactions URL when the HTTP transport is on */
   endpoint?: string;
   guild: FakeGuild;
+  /** the router's deadlines; they fire when the test calls `fire()` (unused with `realTime`) */
+  deadlines: ManualSchedule;
   /** dispatches (gateway) or posts (HTTP) an interaction and waits for its final answer */
   send(rec: InteractionRecord): Promise<InteractionRecord>;
   close(): Promise<void>;
@@ -32,10 +40,14 @@ export interface HarnessOptions extends BotOptions {
   config?: Partial<Config>;
   /** shards the fake expects the bot to run (default one) */
   shardCount?: number;
+  /** the router's deadlines on the wall clock and Discord's 3 s in real time, as in production (benchmarks) */
+  realTime?: boolean;
 }
 
 export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Promise<BotHarness> {
-  const fake = await FakeDiscord.start();
+  const realTime = opts.realTime ?? false;
+  const fake = await FakeDiscord.start({ realTimeDeadlines: realTime });
+  const deadlines = new ManualSchedule();
   const guild = fake.addGuild({ name: 'Starr Test Server', channels: [{ name: 'general' }, { name: 'boards' }] });
   const transport = opts.transport ?? 'gateway';
   const config = {
@@ -54,6 +66,7 @@ export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Pr
   const bot = await createBot(botCore, {
     deferAfterMs: 1000,
     boardCheckMs: 3_600_000,
+    ...(realTime ? {} : { schedule: deadlines.schedule }),
     ...opts,
     commands,
     shards: Array.from({ length: shardCount }, (_, i) => i),
@@ -78,6 +91,7 @@ export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Pr
     core: botCore,
     endpoint,
     guild,
+    deadlines,
     async send(rec) {
       if (transport === 'http') await fake.post(endpoint!, rec);
       else fake.dispatchInteraction(rec);
@@ -89,4 +103,21 @@ export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Pr
       await fake.close();
     },
   };
+}
+
+/**
+ * Resolves once `ready()` holds, checking it now and after each `event` of the bot's discord.js
+ * client: a gateway dispatch reaches the client's cache when it reaches it, so wait for it rather
+ * than sleep and poll.
+ */
+export function whenClient(client: { on(event: string, f: () => void): unknown; off(event: string, f: () => void): unknown }, event: string, ready: () => boolean): Promise<void> {
+  if (ready()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!ready()) return;
+      client.off(event, check);
+      resolve();
+    };
+    client.on(event, check);
+  });
 }
