@@ -18,20 +18,16 @@ describe('starr serve', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    // The address is read from the log as it arrives (no polling): start-up takes what it takes.
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
+      const read = (c: Buffer) => {
+        out += c.toString();
         const m = /listening on (http:\/\/\S+?) \(/.exec(out);
-        if (m) {
-          clearInterval(timer);
-          resolve(m[1]!);
-        }
-      }, 50);
-      child.on('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`exited with ${code} before listening:\n${out}`));
-      });
+        if (m) resolve(m[1]!);
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      child.on('exit', (code) => reject(new Error(`exited with ${code} before listening:\n${out}`)));
     });
     expect(out).toContain('No BRAWLSTARS_API_TOKEN set: using the simulated game world');
 
