@@ -8,6 +8,7 @@ import { LOOPBACK_IPS, SimKeys, type TokenOptions } from './auth.ts';
 import { SimClock, type VirtualClock } from './clock.ts';
 import { Faults, type FaultConfig, type FaultController } from './faults.ts';
 import { createSimServer } from './server.ts';
+import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { World } from './world.ts';
 
 export { World, RANKING_SIZE, BATTLELOG_SIZE } from './world.ts';
@@ -26,6 +27,8 @@ export interface SimOptions {
   /** default: a clock following real time */
   clock?: VirtualClock;
   faults?: Partial<FaultConfig>;
+  /** when an injected latency ends: the wall clock by default; tests fire it themselves */
+  schedule?: Schedule;
 }
 
 export interface SimServer {
@@ -61,7 +64,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const host = opts.host ?? '127.0.0.1';
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   const token = keys.issue({ ips: loopback ? LOOPBACK_IPS : ['0.0.0.0/0', '::/0'] });
-  const server = createSimServer({ world, clock, faults, keys });
+  const server = createSimServer({ world, clock, faults, keys, schedule: opts.schedule ?? wallClockSchedule });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {

@@ -11,6 +11,7 @@ import { FaultUpdate, malform, type Faults } from './faults.ts';
 import { decodeCursor, page, type PageRequest } from './paging.ts';
 import { applyQuirks } from './quirks.ts';
 import { RANKING_SIZE, type World } from './world.ts';
+import type { Schedule } from '../lib/schedule.ts';
 
 type Json = unknown;
 
@@ -39,6 +40,8 @@ export interface SimDeps {
   clock: SimClock;
   faults: Faults;
   keys: SimKeys;
+  /** ends injected latencies */
+  schedule: Schedule;
 }
 
 export function createSimServer(deps: SimDeps): Server {
@@ -66,7 +69,7 @@ async function handle(deps: SimDeps, req: IncomingMessage, res: ServerResponse):
   const fate = deps.faults.decide(url.pathname);
   const { delayMs } = fate;
   let { decision } = fate;
-  if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+  if (delayMs > 0) await new Promise<void>((resolve) => deps.schedule(delayMs, resolve));
   if (decision.kind === 'reset') {
     req.socket.destroy();
     return;
