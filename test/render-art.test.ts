@@ -46,6 +46,8 @@ beforeAll(async () => {
       res.writeHead(404).end();
     }
   });
+  // Idle connections close from the client's side only: see createSimServer in src/sim/server.ts.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -119,6 +119,8 @@ export async function startCaptureServer(captures: Captures): Promise<CaptureSer
     const v = entry.versions[chosen.get(path) ?? entry.versions.length - 1]!;
     send(entry.status, captures.bytes(v.file));
   });
+  // Idle connections close from the client's side only: see createSimServer in src/sim/server.ts.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -523,6 +523,8 @@ export class FakeDiscord {
         res.writeHead(500, JSON_TYPE).end(JSON.stringify({ message: String(err), code: 0 }));
       });
     });
+    // Idle connections close from the client's side only: see createSimServer in src/sim/server.ts.
+    this.server.keepAliveTimeout = 0;
     this.wss = new WebSocketServer({ noServer: true });
     this.server.on('upgrade', (req, socket, head) => {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onGateway(ws));

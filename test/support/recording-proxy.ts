@@ -86,6 +86,8 @@ export async function startRecordingProxy(targetBase: string): Promise<Recording
     req.pipe(up);
   });
   server.on('connection', (socket) => socketIds.set(socket, ++connections));
+  // Idle connections close from the client's side only: see createSimServer in src/sim/server.ts.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   proxy.url = `http://127.0.0.1:${port}${target.pathname.replace(/\/+$/, '')}`;
