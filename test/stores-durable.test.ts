@@ -168,6 +168,37 @@ describe.runIf(ON)('saved data on PostgreSQL, the cache on Redis', () => {
     }
   });
 
+  it('brings settings.sqlite over when DATABASE_URL moves the durable store to PostgreSQL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'starr-move-'));
+    const schema = `starr_move_${process.pid}_${Date.now().toString(36)}`;
+    const scrypt = { N: 1024, r: 8, p: 1 };
+    const env = { DATA_DIR: dir, SIM_PLAYERS: '20', SIM_CLUBS: '2', LOG_LEVEL: 'silent' };
+    try {
+      const onSqlite = await openCore(loadConfig(env), { logger: silentLogger, scrypt, renderWorkers: 1 });
+      let key = '';
+      try {
+        key = (await onSqlite.keys.issue({ email: 'mover@example.com', password: 'moving house', ip: '127.0.0.1' })).key;
+        await new LinkStore(onSqlite.stores.namespace('links')).link('9', '#2PP', true);
+      } finally {
+        await onSqlite.close();
+      }
+      const config = loadConfig({ ...env, DATABASE_URL: process.env.DATABASE_URL!, DATABASE_SCHEMA: schema });
+      const onPostgres = await openCore(config, { logger: silentLogger, scrypt, renderWorkers: 1 });
+      try {
+        expect(onPostgres.stores.durable.kind).toBe('postgres');
+        expect(await onPostgres.keys.verify(key)).not.toBeNull();
+        expect(await new LinkStore(onPostgres.stores.namespace('links')).defaultTag('9')).toBe('#2PP');
+      } finally {
+        await onPostgres.close();
+      }
+    } finally {
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => client.end());
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('loses no API key, setting, link or board when Redis loses everything and the service restarts', async () => {
     await w.wipeRedis();
     await h.bot.close();

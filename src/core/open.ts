@@ -7,13 +7,14 @@
  * Tests pass a simulated world they started themselves (a virtual clock, faults) and its clock;
  * everything else is built exactly as in production.
  */
+import { existsSync } from 'node:fs';
 import { cacheUrl, durableUrl, usesSimulator, type Config } from '../config.ts';
 import { MetricsRegistry, upstreamAttemptRecorder } from '../http/metrics.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { SimServer } from '../sim/index.ts';
 import { ApiKeyStore, type ScryptParams } from '../store/apikeys.ts';
 import type { HistoryStore } from '../store/history-store.ts';
-import { importLegacyDurable, openKeyvStores, type KeyvStores } from '../store/keyv.ts';
+import { importLegacyDurable, openKeyvStores, redactUrl, type KeyvStores } from '../store/keyv.ts';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.ts';
 import { openHistory, type HistoryService } from './history.ts';
 import { historyRecords } from './history-records.ts';
@@ -78,6 +79,31 @@ export class ShutdownSteps {
   }
 }
 
+/**
+ * Where an earlier setup kept API keys, settings, links and boards, copied into the durable store
+ * once each (a marker in the store records it; a failure is logged and tried at the next start):
+ * the cache store (before durable data had a store of its own), and DATA_DIR/settings.sqlite once
+ * DATABASE_URL moves the durable store to PostgreSQL.
+ */
+async function importEarlierDurable(config: Config, stores: KeyvStores, logger: Logger, cachePrefix?: string): Promise<void> {
+  const earlier: { url: string; prefix?: string }[] = [{ url: cacheUrl(config), ...(cachePrefix ? { prefix: cachePrefix } : {}) }];
+  if (config.DATABASE_URL) {
+    const file = durableUrl({ ...config, DATABASE_URL: undefined });
+    if (existsSync(file.replace(/^sqlite:\/\//, ''))) earlier.push({ url: file });
+  }
+  for (const { url, prefix } of earlier) {
+    const from = redactUrl(url);
+    try {
+      const imported = await importLegacyDurable(stores, url, prefix);
+      if (imported && Object.values(imported).some((r) => r.copied > 0)) {
+        logger.info({ from, to: stores.durable.location, ...imported }, 'copied saved API keys, settings and links into the durable store');
+      }
+    } catch (e) {
+      logger.error({ err: e, from }, 'could not copy API keys, settings and links an earlier setup kept there; tried again at the next start');
+    }
+  }
+}
+
 export async function openCore(config: Config, opts: CoreOptions = {}): Promise<OpenCore> {
   const logger = opts.logger ?? createLogger(config);
   const metrics = opts.metrics ?? new MetricsRegistry();
@@ -92,15 +118,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       ...(opts.cachePrefix ? { cachePrefix: opts.cachePrefix } : {}),
     });
     closers.push(() => stores.close());
-    // Earlier versions kept API keys, settings and links beside the cache: bring them over once.
-    try {
-      const imported = await importLegacyDurable(stores, cacheUrl(config), opts.cachePrefix);
-      if (imported && Object.values(imported).some((r) => r.copied > 0)) {
-        logger.info({ from: stores.location, to: stores.durable.location, ...imported }, 'copied saved keys, settings and links out of the cache store');
-      }
-    } catch (e) {
-      logger.error({ err: e, from: stores.location }, 'could not read keys, settings and links an earlier version kept in the cache store; tried again at the next start');
-    }
+    await importEarlierDurable(config, stores, logger, opts.cachePrefix);
 
     let sim: SimServer | null = opts.sim ?? null;
     let upstream: UpstreamClient;
