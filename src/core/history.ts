@@ -652,7 +652,7 @@ function perDay(battles: PlayerBattleRow[], winsOnly: boolean): Point[] {
   return [...days].sort((a, b) => a[0] - b[0]).map(([t, v]) => ({ t, v }));
 }
 
-/** Opens the store (DATABASE_URL, else under DATA_DIR) and builds the service (the lead wires `observer` into StatsService). */
+/** Opens the store (DATABASE_URL, else under DATA_DIR) and builds the service, observing the StatsService when it can be observed. */
 export async function openHistory(opts: {
   config: HistoryConfig & Pick<Config, 'DATA_DIR' | 'DATABASE_URL' | 'DATABASE_SCHEMA'>;
   stats: HistoryStats & { observe?(o: CoreObserver): () => void };

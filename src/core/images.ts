@@ -37,8 +37,8 @@ import type { BrawlerRecord, ChartInput, ChartSeries, Point, RenderJob, SeasonBa
 import type { Fetched } from './types.ts';
 
 /**
- * What the pictures need from recorded history. The history workstream's HistoryService is adapted
- * to this (see `historyRecords`); every method answers "nothing recorded" with empty values.
+ * What the pictures need from recorded history. The HistoryService is adapted to this (see
+ * `historyRecords`); every method answers "nothing recorded" with empty values.
  */
 export interface ImageRecords {
   /** epoch ms of the first thing recorded about this player or club, null when nothing is */
