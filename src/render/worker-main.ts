@@ -32,15 +32,23 @@ port.postMessage({ type: 'ready' } satisfies ResultMessage);
  * A canvas holds its pixels (up to 8.6 MB for the 1800×1200 grid) outside the JS heap, where V8
  * does not see them: the worker's heap stays small, so garbage collection came seldom and dozens
  * of dead canvases stayed resident: RSS +100 MB over 23 renders of a card, a grid and a chart, +58 MB
- * with a collection after each picture, which costs this thread a few milliseconds.
+ * with a collection after each picture. A collection of this small heap still costs the worker
+ * 50–60 ms on the busy machine (--trace-gc), so it runs once the pictures drawn since the last one
+ * held 32 MB of pixels: at most a few dead canvases, and one collection per 4–10 pictures.
  */
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
+const COLLECT_AFTER_BYTES = 32 * 1024 * 1024;
+let pixelBytes = 0;
+
+/** The canvas's size in bytes, from the PNG's header (width and height at bytes 16 and 20). */
+const canvasBytes = (png: Buffer) => (png.length >= 24 ? png.readUInt32BE(16) * png.readUInt32BE(20) * 4 : 0);
 
 port.on('message', async (msg: JobMessage) => {
   const t = performance.now();
   try {
     const png = await renderPng(msg.job);
+    pixelBytes += canvasBytes(png);
     // a fresh ArrayBuffer we can hand over without copying
     const out = new Uint8Array(png.length);
     out.set(png);
@@ -49,5 +57,8 @@ port.on('message', async (msg: JobMessage) => {
     const err = e as Error;
     port.postMessage({ type: 'failed', id: msg.id, name: err?.name ?? 'Error', message: err?.message ?? String(e) } satisfies ResultMessage);
   }
-  collect();
+  if (pixelBytes >= COLLECT_AFTER_BYTES) {
+    collect();
+    pixelBytes = 0;
+  }
 });
