@@ -13,9 +13,10 @@
  * both alike; each line prints req/s, p50/p99 and the server's CPU per request (from
  * /proc/<pid>/stat), each round its ratio, and the median ratio at the end.
  *
- *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile]
+ *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --only /image]
  *
- * --profile starts the service with --cpu-prof (the profile is written into the bench's folder).
+ * --profile starts the service with --cpu-prof (the profile is written into the bench's folder);
+ * --only keeps the paths containing that text.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -79,8 +79,8 @@ const reporter = setInterval(() => {
   const t = Math.round((Date.now() - started) / 1000);
   const line = `${String(t).padStart(4)} s: RSS ${mb().toFixed(0)} MB (peak ${peak.toFixed(0)}), ${done} requests`;
   console.log(line);
-  if (t >= 58 && t <= 62) marks.push(`60 s: ${mb().toFixed(0)} MB`);
 }, 30_000);
+const at60 = seconds > 60 ? setTimeout(() => marks.push(`60 s: ${mb().toFixed(0)} MB`), 60_000) : undefined;
 
 async function client(): Promise<void> {
   while (!stopping) {
@@ -101,6 +101,7 @@ stopping = true;
 await Promise.all(loops);
 clearInterval(sampler);
 clearInterval(reporter);
+clearTimeout(at60);
 const end = mb();
 peak = Math.max(peak, end);
 console.log(
