@@ -98,6 +98,7 @@ const cacheHeaders: Json = {
   Age: { $ref: '#/components/headers/Age' },
   Warning: { $ref: '#/components/headers/Warning' },
   'X-Cache': { $ref: '#/components/headers/X-Cache' },
+  'X-Stale-Reason': { $ref: '#/components/headers/X-Stale-Reason' },
 };
 
 const jsonContent = (ref: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } });
@@ -266,10 +267,15 @@ export function buildOpenApi(defs: RouteDef[], opts: OpenApiOptions): Json {
         ETag: { description: 'Entity tag of the body; send it back in If-None-Match for a 304.', schema: { type: 'string' } },
         Age: { description: 'Seconds since the data came from the game API.', schema: { type: 'integer' } },
         Warning: {
-          description: '110 - "Response is Stale" when the game API is down and the last good copy is served.',
+          description:
+            '110 - "Response is Stale" when the game API failed or did not answer within 1 s and the last good copy is served.',
           schema: { type: 'string' },
         },
         'X-Cache': { description: 'STALE when the copy is past its freshness (see Warning).', schema: { type: 'string' } },
+        'X-Stale-Reason': {
+          description: 'Why a stale copy was served: maintenance, throttled, unavailable, malformed_response, or slow (no answer within 1 s).',
+          schema: { type: 'string' },
+        },
       },
     },
   };

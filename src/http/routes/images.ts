@@ -124,6 +124,8 @@ export default routeGroup('images', [
     tags: ['Players'],
     params: { tag: tagParam },
     query: { option: option(PLAYER_IMAGE_OPTIONS, 1), quality },
+    // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
+    cacheable: true,
     response: png,
     notFound: 'Player not found',
     handler: async ({ core, params, query, request }) =>
@@ -140,6 +142,8 @@ export default routeGroup('images', [
     tags: ['Players'],
     params: { tag: tagParam },
     query: { option: option(PLAYER_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
+    // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
+    cacheable: true,
     response: png,
     notFound: 'Player not found',
     handler: async ({ core, params, query, request }) =>
@@ -154,6 +158,8 @@ export default routeGroup('images', [
     tags: ['Clubs'],
     params: { tag: tagParam },
     query: { option: option(CLUB_IMAGE_OPTIONS, 2), quality },
+    // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
+    cacheable: true,
     response: png,
     notFound: 'Club not found',
     handler: async ({ core, params, query, request }) =>
@@ -168,6 +174,8 @@ export default routeGroup('images', [
     tags: ['Clubs'],
     params: { tag: tagParam },
     query: { option: option(CLUB_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
+    // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
+    cacheable: true,
     response: png,
     notFound: 'Club not found',
     handler: async ({ core, params, query, request }) =>
