@@ -61,7 +61,11 @@ async function pool<T>(jobs: (() => Promise<T>)[], n: number): Promise<T[]> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
-  const world = await startWorld({ startMs: Date.UTC(2026, 10, 23, 12), renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
+  const world = await startWorld({
+    startMs: Date.UTC(2026, 10, 23, 12),
+    renderWorkers: 0,
+    env: { RATE_LIMIT_FREE: '1000000', UPSTREAM_STALE_WAIT_MS: '1000', UPSTREAM_USER_BUDGET_MS: '2500' },
+  });
   const http = await serve(createHttpServer(world.core, { now: world.now }));
   let next = 0;
   const tags = (n: number) => Array.from({ length: n }, () => encodeURIComponent(world.sim.world.playerTag(next++)));

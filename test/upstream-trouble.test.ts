@@ -21,7 +21,8 @@ let http: HttpClient;
 let bot: BotHarness;
 
 beforeAll(async () => {
-  w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '1000000' } });
+  // the production waits (startWorld relaxes them for other suites)
+  w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '1000000', UPSTREAM_STALE_WAIT_MS: '1000', UPSTREAM_USER_BUDGET_MS: '2500' } });
   http = await serve(createHttpServer(w.core, { now: w.now }));
   bot = await startBotHarness(w.core, { transport: 'http', config: { STARR_SECRET: 'trouble-test-secret-value' } });
 });

@@ -572,7 +572,7 @@ function top<T>(f: Fetched<RankingResponse<T>>, limit: number | undefined): Fetc
 
 /** The core as configured: keyv namespace 'cache' of the given stores, TTL and memory bound from config. */
 export function createStatsService(
-  cfg: Pick<Config, 'CACHE_TTL_SECONDS' | 'CACHE_MEMORY_MB'>,
+  cfg: Pick<Config, 'CACHE_TTL_SECONDS' | 'CACHE_MEMORY_MB'> & Partial<Pick<Config, 'UPSTREAM_STALE_WAIT_MS' | 'UPSTREAM_USER_BUDGET_MS'>>,
   deps: { upstream: UpstreamApi; stores?: KeyvStores } & Omit<StatsServiceOptions, 'upstream' | 'cache' | 'ttlSeconds' | 'memoryBytes'>,
 ): StatsService {
   const { stores, ...rest } = deps;
@@ -581,5 +581,7 @@ export function createStatsService(
     cache: stores?.namespace('cache'),
     ttlSeconds: cfg.CACHE_TTL_SECONDS,
     memoryBytes: cfg.CACHE_MEMORY_MB * 1024 * 1024,
+    ...(cfg.UPSTREAM_STALE_WAIT_MS !== undefined ? { staleWaitMs: cfg.UPSTREAM_STALE_WAIT_MS } : {}),
+    ...(cfg.UPSTREAM_USER_BUDGET_MS !== undefined ? { interactiveBudgetMs: cfg.UPSTREAM_USER_BUDGET_MS } : {}),
   });
 }

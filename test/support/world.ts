@@ -170,6 +170,11 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
       DATA_DIR: dir,
       // The upstream budget protects the real API; the simulated one takes what tests send.
       UPSTREAM_RPS: '10000',
+      // The simulated world shares the test machine's CPU: under load it can take seconds to answer,
+      // which a user's 1 s / 2.5 s wait would turn into stale copies and 503s the suite does not
+      // expect. Suites about those waits (test/upstream-trouble.test.ts) set the production values.
+      UPSTREAM_STALE_WAIT_MS: '30000',
+      UPSTREAM_USER_BUDGET_MS: '60000',
       ...(opts.cacheUrl ? { CACHE_URL: opts.cacheUrl } : {}),
       ...(await shared.env()),
       ...opts.env,
