@@ -95,27 +95,12 @@ CREATE INDEX ${entity}_folded_trgm ON ${entity} USING gin (folded gin_trgm_ops);
 CREATE INDEX ${entity}_words_trgm ON ${entity} USING gin (words gin_trgm_ops);
 `;
 
-/**
- * The search ranking's order as an index: for a common pattern ("a%", "%the%") the planner walks
- * this best-first and stops after one page instead of sorting every match (bench:history on 1M
- * names: p99 367 ms without it); for a rare one it still takes the trigram index and sorts the few.
- */
-const RANK_INDEX = (entity: 'player' | 'club') =>
-  `CREATE INDEX ${entity}_rank ON ${entity} ((LEAST(GREATEST(COALESCE(trophies, 0), 0), 33554431)) DESC, id);`;
-
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'players, clubs, snapshots, battles, maps, rotation, builds, tracking, game names, trigram name search',
     async up(db: SqlDb) {
       await db.exec(V1 + SEARCH('player') + SEARCH('club'));
-    },
-  },
-  {
-    version: 2,
-    description: 'search: players and clubs in ranking order',
-    async up(db: SqlDb) {
-      await db.exec(RANK_INDEX('player') + RANK_INDEX('club'));
     },
   },
 ];
