@@ -16,6 +16,7 @@
  *
  *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4 --cold-runs 5]
  */
+import { LANGUAGES } from '../src/i18n/index.ts';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -143,8 +144,8 @@ async function main(): Promise<void> {
   };
 
   /** Posts a signed interaction: ms until the HTTP answer, and until the final reply. */
-  async function timed(text: string): Promise<{ first: number; full: number; rec: InteractionRecord }> {
-    const rec = fake.commandInteraction(text, { guild });
+  async function timed(text: string, locale = 'en-US'): Promise<{ first: number; full: number; rec: InteractionRecord }> {
+    const rec = fake.commandInteraction(text, { guild, locale });
     const t0 = performance.now();
     await fake.post(h.endpoint!, rec);
     const first = performance.now() - t0;
@@ -152,9 +153,11 @@ async function main(): Promise<void> {
     return { first, full: performance.now() - t0, rec };
   }
 
-  // Warm the cache (data and pictures) with every command once, then measure.
-  await pool(Array.from({ length: 80 }, (_, i) => () => timed(commands(i))), CONCURRENCY);
-  const warm = await pool(Array.from({ length: REQUESTS }, (_, i) => () => timed(commands(i))), CONCURRENCY);
+  // Warm the cache (data and pictures) with every command once, then measure; the member's
+  // language changes with every interaction, over all of the bot's languages.
+  const localeOf = (i: number) => LANGUAGES[i % LANGUAGES.length]!;
+  await pool(Array.from({ length: 80 * 2 }, (_, i) => () => timed(commands(i), localeOf(i))), CONCURRENCY);
+  const warm = await pool(Array.from({ length: REQUESTS }, (_, i) => () => timed(commands(i), localeOf(i))), CONCURRENCY);
   const one = await pool(Array.from({ length: REQUESTS / 2 }, (_, i) => () => timed(commands(i))), 1);
 
   // Cold players behind a slow game API, each reply carrying its player card.
@@ -193,7 +196,7 @@ async function main(): Promise<void> {
   const after = process.memoryUsage();
 
   console.log('Starr Stats bot, HTTP interactions endpoint (signed requests, service HTTP server, simulated world)');
-  console.log(`first response, warm cache (${CONCURRENCY} at a time):       ${describe(warm.map((r) => r.first))}   target p99 ≤ 250 ms`);
+  console.log(`first response, warm cache (${CONCURRENCY} at a time, locale varying over ${LANGUAGES.length} languages): ${describe(warm.map((r) => r.first))}   target p99 ≤ 250 ms`);
   console.log(`first response, warm cache (one at a time):       ${describe(one.map((r) => r.first))}`);
   if (cold.length > 0) {
     console.log(`first response, cold start (${cold.length} fresh processes):`);

@@ -50,7 +50,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   switch (a.view) {
     case 'overview': {
       const option = a.portrait ? 200 : 2;
-      const png = (await images.clubImage(c.tag, option)).png;
+      const png = (await images.clubImage(c.tag, option, 'high', {}, fmt.lang)).png;
       view.embeds = [clubEmbed(c, fmt, { image: 'club.png', fetchedAt: fetched.fetchedAt })];
       view.files = [{ name: 'club.png', data: png, description: fmt.t(`picture.club.${option}`) }];
       rows.push([
@@ -72,7 +72,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     case 'trophies':
     case 'membership': {
       const option = CHART_OF[a.view]!;
-      const png = (await images.clubChart(c.tag, option)).png;
+      const png = (await images.clubChart(c.tag, option, {}, 'high', {}, fmt.lang)).png;
       view.embeds = [
         clubImageEmbed(c, fmt, { heading: fmt.t(`chart.club.${option}`), image: 'chart.png', note: fmt.t(`chart.club.${option}.hint`), fetchedAt: fetched.fetchedAt }),
       ];

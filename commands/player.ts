@@ -58,7 +58,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
   switch (a.view) {
     case 'profile': {
       const [card, brawlers] = await Promise.all([
-        picture('player.png', () => ctx.core.images.playerImage(p.tag, 1)),
+        picture('player.png', () => ctx.core.images.playerImage(p.tag, 1, 'high', {}, fmt.lang)),
         ctx.core.stats.brawlers().catch(() => undefined),
       ]);
       view.embeds = [profileEmbed(p, fmt, { brawlerTotal: brawlers?.data.items.length, image: card.name, fetchedAt: fetched.fetchedAt })];
@@ -68,7 +68,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
     case 'brawlers': {
       const sort: BrawlerSort = a.sort ?? 'trophies';
       const option = a.image !== undefined && (BRAWLER_IMAGES as readonly number[]).includes(a.image) ? a.image : undefined;
-      const img = option ? await picture(`brawlers-${option}.png`, () => ctx.core.images.playerImage(p.tag, option)) : undefined;
+      const img = option ? await picture(`brawlers-${option}.png`, () => ctx.core.images.playerImage(p.tag, option, 'high', {}, fmt.lang)) : undefined;
       const { embed, page, pages } = brawlersEmbed(p, fmt, { page: a.page, sort, image: img?.name, fetchedAt: fetched.fetchedAt });
       view.embeds = [embed];
       if (img) view.files = [img];
@@ -107,20 +107,20 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       break;
     }
     case 'ranks': {
-      const img = await picture('ranks.png', () => ctx.core.images.playerImage(p.tag, 4));
+      const img = await picture('ranks.png', () => ctx.core.images.playerImage(p.tag, 4, 'high', {}, fmt.lang));
       view.embeds = [ranksEmbed(p, fmt, { image: img.name, fetchedAt: fetched.fetchedAt })];
       view.files = [img];
       break;
     }
     case 'season': {
-      const img = await picture('season.png', () => ctx.core.images.playerImage(p.tag, 10));
+      const img = await picture('season.png', () => ctx.core.images.playerImage(p.tag, 10, 'high', {}, fmt.lang));
       view.embeds = [imageEmbed(p, fmt, { heading: fmt.t('view.player.season'), image: img.name, note: fmt.t('picture.player.10.hint'), fetchedAt: fetched.fetchedAt })];
       view.files = [img];
       break;
     }
     case 'charts': {
       const option = a.chart !== undefined && a.chart in PLAYER_CHART_OPTIONS ? (a.chart as keyof typeof PLAYER_CHART_OPTIONS) : 1;
-      const img = await picture(`chart-${option}.png`, () => ctx.core.images.playerChart(p.tag, option));
+      const img = await picture(`chart-${option}.png`, () => ctx.core.images.playerChart(p.tag, option, {}, 'high', {}, fmt.lang));
       view.embeds = [
         imageEmbed(p, fmt, { heading: fmt.t(`chart.player.${option}`), image: img.name, note: fmt.t(`chart.player.${option}.hint`), fetchedAt: fetched.fetchedAt }),
       ];

@@ -214,3 +214,29 @@ describe('every command and view in every language', () => {
     expect(field).toBe(`🏆 ${translate(lang, 'player.trophies')}`);
   });
 });
+
+describe('picture labels in every language', () => {
+  it.each(LANGUAGES)('%s: no label is cut to fit its box, on any picture', async (lang: Language) => {
+    const { referenceCases } = await import('./fixtures/render/cases.ts');
+    const { renderCanvas } = await import('../src/render/index.ts');
+    const { labelOverflows } = await import('../src/render/words.ts');
+    // The English reference pictures (every option, with and without history), redrawn in `lang`.
+    const cases = (await referenceCases()).filter((c) => !/-(ru|ja)-/.test(c.name) && !c.name.endsWith('-high'));
+    const cut: string[] = [];
+    for (const c of cases) {
+      renderCanvas({ ...c.job, lang });
+      for (const label of labelOverflows()) cut.push(`${c.name}: ${label}`);
+    }
+    expect(cut).toEqual([]);
+  }, 120_000);
+
+  it('notices a label that does not fit (the check can fail)', async () => {
+    const { drawText, makeCanvas } = await import('../src/render/draw.ts');
+    const { labelOverflows, startPicture, wordsFor } = await import('../src/render/words.ts');
+    const { ctx } = makeCanvas(200, 50, 'low');
+    startPicture();
+    const label = wordsFor('de').t('pic.chart.noBattles');
+    drawText(ctx, label, 0, 30, { size: 20, maxWidth: 100, minSize: 18 });
+    expect(labelOverflows()).toEqual([label]);
+  });
+});

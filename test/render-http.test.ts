@@ -105,6 +105,24 @@ describe('image endpoints answer PNG', () => {
     expect(png(await get(`/players/${tag(subjects.player)}/chart`)).width).toBe(1200);
   });
 
+  it('draws labels in the language of lang: another picture and ETag per language; an unknown one is English', async () => {
+    const path = `/clubs/${tag(subjects.club)}/image?option=2&quality=low`;
+    const en = await get(path);
+    const ru = await get(`${path}&lang=ru`);
+    const mx = await get(`${path}&lang=es-MX`);
+    const es = await get(`${path}&lang=es-419`);
+    const unknown = await get(`${path}&lang=xx-YY`);
+    for (const r of [en, ru, mx, es, unknown]) png(r);
+    expect(ru.body.equals(en.body)).toBe(false);
+    expect(ru.headers.etag).not.toBe(en.headers.etag);
+    expect(mx.body.equals(es.body)).toBe(true);
+    expect(unknown.body.equals(en.body)).toBe(true);
+    expect(png(await get(`/players/${tag(subjects.player)}/chart?option=2&lang=ja`)).width).toBe(1200);
+    const spec = JSON.parse((await get('/openapi.json')).body.toString('utf8'));
+    const params = spec.paths['/players/{tag}/image'].get.parameters as { name: string; required?: boolean }[];
+    expect(params.find((x) => x.name === 'lang')).toMatchObject({ required: false });
+  });
+
   it('the same request twice renders once (content cache)', async () => {
     const before = w.images.renders;
     const a = await get(`/clubs/${tag(subjects.club)}/image?option=2&quality=low`);

@@ -3,6 +3,7 @@
  * every quality is a decodable PNG of the documented size; the content cache renders once; the
  * worker pool encodes off the main thread and refuses work beyond its queue.
  */
+import { wordsFor } from '../src/render/words.ts';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImageService, jobKey, NO_RECORDS } from '../src/core/images.ts';
@@ -86,7 +87,8 @@ describe('a chart without enough history', () => {
     expect(recordedPoints(activity, one)).toBe(1);
     expect(shortageText(activity, one)).toBeNull();
     const trophies = PLAYER_CHART_OPTIONS[1];
-    expect(shortageText(trophies, [])).toMatch(/recorded nothing for this trophies chart/);
+    expect(shortageText(trophies, [])).toMatch(/recorded nothing for this chart/);
+    expect(shortageText(trophies, [], wordsFor("ru"))).toMatch(/^Starr Stats ничего не записал/);
     expect(shortageText(trophies, [{ label: 'Trophies', points: [day(1, 0)] }])).toBe(
       'Only 1 recorded point in this period; a chart needs at least 2. Check back after the next recordings.',
     );

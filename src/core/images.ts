@@ -35,6 +35,7 @@ import { seasonWindow } from '../render/measures.ts';
 import { renderRevision } from '../render/revision.ts';
 import type { BrawlerRecord, ChartInput, ChartSeries, Point, RenderJob, SeasonBaseline } from '../render/types.ts';
 import type { Fetched } from './types.ts';
+import { SOURCE, type Language } from '../i18n/index.ts';
 
 /**
  * What the pictures need from recorded history. The HistoryService is adapted to this (see
@@ -138,16 +139,16 @@ export class ImageService {
     this.maxBytes = deps.cacheBytes ?? 24 * 1024 * 1024;
   }
 
-  async playerImage(tag: string, option: number, quality: Quality = 'high', cond: Conditional = {}): Promise<ImageResult> {
+  async playerImage(tag: string, option: number, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
     const spec = PLAYER_IMAGE_OPTIONS[option as keyof typeof PLAYER_IMAGE_OPTIONS];
     if (!spec) throw new RangeError(`unknown player image option ${option}`);
     const fetched = await this.deps.stats.player(tag);
     const needs: readonly string[] = spec.needs;
-    const head: JobHead = { kind: 'playerImage', option, quality };
-    return this.picture(head, fetched, needs.length === 0, cond, () => this.playerJob(fetched.data, option, quality, needs));
+    const head: JobHead = { kind: 'playerImage', option, quality, lang };
+    return this.picture(head, fetched, needs.length === 0, cond, () => this.playerJob(fetched.data, option, quality, needs, lang));
   }
 
-  private async playerJob(player: Player, option: number, quality: Quality, needs: readonly string[]): Promise<RenderJob> {
+  private async playerJob(player: Player, option: number, quality: Quality, needs: readonly string[], lang: Language): Promise<RenderJob> {
     const record: NonNullable<Extract<RenderJob, { kind: 'playerImage' }>['input']['record']> = {
       since: null,
     };
@@ -165,24 +166,24 @@ export class ImageService {
       ...(player.icon ? [artKey('icon', player.icon.id)] : []),
       ...player.brawlers.map((b) => artKey('brawler', b.id)),
     ]);
-    return { kind: 'playerImage', option, quality, input: { player, record, ...(art ? { art } : {}) } };
+    return { kind: 'playerImage', option, quality, lang, input: { player, record, ...(art ? { art } : {}) } };
   }
 
-  async clubImage(tag: string, option: number, quality: Quality = 'high', cond: Conditional = {}): Promise<ImageResult> {
+  async clubImage(tag: string, option: number, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
     if (!CLUB_IMAGE_OPTIONS[option as keyof typeof CLUB_IMAGE_OPTIONS]) throw new RangeError(`unknown club image option ${option}`);
     const fetched = await this.deps.stats.club(tag);
-    const head: JobHead = { kind: 'clubImage', option, quality };
+    const head: JobHead = { kind: 'clubImage', option, quality, lang };
     return this.picture(head, fetched, true, cond, async () => {
       const club = fetched.data;
       const art = await this.art([
         artKey('badge', club.badgeId),
         ...club.members.flatMap((m) => (m.icon ? [artKey('icon', m.icon.id)] : [])),
       ]);
-      return { kind: 'clubImage', option, quality, input: { club, ...(art ? { art } : {}) } };
+      return { kind: 'clubImage', option, quality, lang, input: { club, ...(art ? { art } : {}) } };
     });
   }
 
-  async playerChart(tag: string, option: number, range: ChartRange = {}, quality: Quality = 'high', cond: Conditional = {}): Promise<ImageResult> {
+  async playerChart(tag: string, option: number, range: ChartRange = {}, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
     const spec = PLAYER_CHART_OPTIONS[option as keyof typeof PLAYER_CHART_OPTIONS];
     if (!spec) throw new RangeError(`unknown player chart option ${option}`);
     const fetched = await this.deps.stats.player(tag);
@@ -190,18 +191,18 @@ export class ImageService {
     const { from, to } = await this.window('player', p.tag, range);
     const series = await this.records.playerSeries(p.tag, spec.metric, from, to);
     const input: ChartInput = { name: p.name, tag: p.tag, ...(p.nameColor ? { nameColor: p.nameColor } : {}), from, to, series };
-    const head: JobHead = { kind: 'playerChart', option, quality };
+    const head: JobHead = { kind: 'playerChart', option, quality, lang };
     return this.picture(head, fetched, false, cond, async () => ({ ...head, input }) as RenderJob);
   }
 
-  async clubChart(tag: string, option: number, range: ChartRange = {}, quality: Quality = 'high', cond: Conditional = {}): Promise<ImageResult> {
+  async clubChart(tag: string, option: number, range: ChartRange = {}, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
     const spec = CLUB_CHART_OPTIONS[option as keyof typeof CLUB_CHART_OPTIONS];
     if (!spec) throw new RangeError(`unknown club chart option ${option}`);
     const fetched = await this.deps.stats.club(tag);
     const c = fetched.data;
     const { from, to } = await this.window('club', c.tag, range);
     const series = await this.records.clubSeries(c.tag, spec.metric, from, to);
-    const head: JobHead = { kind: 'clubChart', option, quality };
+    const head: JobHead = { kind: 'clubChart', option, quality, lang };
     return this.picture(head, fetched, false, cond, async () => ({ ...head, input: { name: c.name, tag: c.tag, from, to, series } }) as RenderJob);
   }
 

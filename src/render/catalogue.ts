@@ -5,6 +5,9 @@
  */
 import { DEFINITIONS } from './measures.ts';
 
+/** A club holds at most this many members in the game. */
+export const CLUB_SIZE = 30;
+
 export interface Size {
   width: number;
   height: number;

@@ -15,7 +15,6 @@ import {
   emptyState,
   fmt,
   fmtCompact,
-  fmtDate,
   fmtSigned,
   makeCanvas,
   panel,
@@ -26,25 +25,19 @@ import {
 import { fontFamily } from './fonts.ts';
 import { nameColorToCss } from '../upstream/schemas.ts';
 import type { ChartInput, ChartSeries } from './types.ts';
+import { wordsFor, type Words } from './words.ts';
 
 Chart.register(...registerables);
 
 const PALETTE = [THEME.trophy, '#5fd3ff', '#ff7ad9', THEME.win];
 const DAY = 86_400_000;
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** Tick label for a time, at a granularity fitting the span shown. */
-export function timeLabel(t: number, spanMs: number): string {
+/** Tick label for a time, at a granularity fitting the span shown, in the reader's language. */
+export function timeLabel(t: number, spanMs: number, words: Words = wordsFor()): string {
   const d = new Date(t);
   const hhmm = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
   if (spanMs <= 2 * DAY) return hhmm;
-  if (spanMs <= 200 * DAY) return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
-  return `${MONTHS[d.getUTCMonth()]} ${String(d.getUTCFullYear()).slice(2)}`;
-}
-
-function monthLabel(t: number): string {
-  const d = new Date(t);
-  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  if (spanMs <= 200 * DAY) return words.date(t, 'dayMonth');
+  return words.date(t, 'shortMonthYear');
 }
 
 interface Summary {
@@ -53,18 +46,18 @@ interface Summary {
   color?: string;
 }
 
-function summaries(opt: ChartOption<string>, series: ChartSeries[]): Summary[] {
+function summaries(opt: ChartOption<string>, series: ChartSeries[], words: Words): Summary[] {
   const main = series[0]?.points ?? [];
   if (main.length === 0) return [];
   if (opt.style === 'bar') {
     const total = main.reduce((s, p) => s + p.v, 0);
     const busiest = main.reduce((a, b) => (b.v > a.v ? b : a));
     const per = opt.metric === 'battlesPerMonth' ? 'month' : 'day';
-    const label = (t: number) => (per === 'month' ? monthLabel(t) : fmtDate(t));
+    const label = (t: number) => words.date(t, per === 'month' ? 'monthYear' : 'day');
     return [
-      { label: 'Total', value: fmt(total), color: THEME.trophy },
-      { label: `Average per ${per}`, value: fmt(Math.round(total / main.length)) },
-      { label: `Busiest ${per}`, value: `${fmt(busiest.v)} · ${label(busiest.t)}` },
+      { label: words.t('pic.chart.total'), value: fmt(total), color: THEME.trophy },
+      { label: words.t(`pic.chart.average.${per}`), value: fmt(Math.round(total / main.length)) },
+      { label: words.t(`pic.chart.busiest.${per}`), value: `${fmt(busiest.v)} · ${label(busiest.t)}` },
     ];
   }
   const first = main[0]!;
@@ -72,24 +65,25 @@ function summaries(opt: ChartOption<string>, series: ChartSeries[]): Summary[] {
   const max = main.reduce((a, b) => (b.v > a.v ? b : a));
   const change = last.v - first.v;
   return [
-    { label: 'Now', value: fmt(last.v), color: series[0]?.color ?? THEME.trophy },
-    { label: 'Change', value: fmtSigned(change), color: change > 0 ? THEME.win : change < 0 ? THEME.loss : THEME.text },
-    { label: 'Highest', value: fmt(max.v) },
-    { label: 'Recorded points', value: fmt(series.reduce((s, x) => s + x.points.length, 0)) },
+    { label: words.t('pic.chart.now'), value: fmt(last.v), color: series[0]?.color ?? THEME.trophy },
+    { label: words.t('pic.chart.change'), value: fmtSigned(change), color: change > 0 ? THEME.win : change < 0 ? THEME.loss : THEME.text },
+    { label: words.t('pic.chart.highest'), value: fmt(max.v) },
+    { label: words.t('pic.chart.points'), value: fmt(series.reduce((s, x) => s + x.points.length, 0)) },
   ];
 }
 
 function header(ctx: Ctx, W: number, input: ChartInput, title: string, range: string): void {
   drawName(ctx, input.name, 36, 68, { size: 44, color: nameColorToCss(input.nameColor) ?? THEME.text, maxWidth: 640, minSize: 26 });
   drawText(ctx, input.tag, 36, 104, { size: 22, color: THEME.muted, outline: 0.1 });
-  drawText(ctx, title.toUpperCase(), W - 36, 66, { size: 42, color: THEME.trophy, align: 'right', maxWidth: 480, minSize: 24 });
-  drawText(ctx, range, W - 36, 100, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right' });
+  drawText(ctx, title, W - 36, 66, { size: 42, color: THEME.trophy, align: 'right', maxWidth: 480, minSize: 20 });
+  drawText(ctx, range, W - 36, 100, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right', maxWidth: 480, minSize: 12 });
 }
 
-function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: number, to: number, scale: number, area: { x: number; y: number; w: number; h: number }, W: number, H: number): ChartConfiguration {
+function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: number, to: number, scale: number, area: { x: number; y: number; w: number; h: number }, W: number, H: number, words: Words): ChartConfiguration {
   const padding = { left: area.x, top: area.y, right: W - area.x - area.w, bottom: H - area.y - area.h };
   // ticks are numbers and dates; legends are series labels: the fonts those characters need
-  const tickFont = { family: fontFamily(series.map((s) => s.label).join(' ') + ' 0123456789.,:-'), size: 16 };
+  const sampleDates = `${words.date(from, 'dayMonth')} ${words.date(from, 'shortMonthYear')}`;
+  const tickFont = { family: fontFamily(`${series.map((s) => s.label).join(' ')} ${sampleDates} 0123456789.,:-`), size: 16 };
   const grid = { color: 'rgba(255,255,255,0.10)', tickColor: 'rgba(255,255,255,0.10)' };
   const yTicks = { color: THEME.muted, font: tickFont, callback: (v: unknown) => fmtCompact(Number(v)), maxTicksLimit: 7 };
   const common = {
@@ -115,7 +109,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
     return {
       type: 'bar',
       data: {
-        labels: main.map((p) => (monthly ? monthLabel(p.t) : timeLabel(p.t, Math.max(span, 3 * DAY)))),
+        labels: main.map((p) => (monthly ? words.date(p.t, 'shortMonthYear') : timeLabel(p.t, Math.max(span, 3 * DAY), words))),
         datasets: [
           {
             label: series[0]?.label ?? '',
@@ -188,7 +182,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
           type: 'linear',
           min: from,
           max: to,
-          ticks: { color: THEME.muted, font: tickFont, maxRotation: 0, maxTicksLimit: 8, callback: (v: unknown) => timeLabel(Number(v), span) },
+          ticks: { color: THEME.muted, font: tickFont, maxRotation: 0, maxTicksLimit: 8, callback: (v: unknown) => timeLabel(Number(v), span, words) },
           grid,
         },
         ...axes,
@@ -213,49 +207,46 @@ export function hasEnoughData(opt: ChartOption<string>, series: ChartSeries[]): 
 }
 
 /** What a chart without enough history says instead of a plot; null when it can be drawn. */
-export function shortageText(opt: ChartOption<string>, series: ChartSeries[]): string | null {
+export function shortageText(opt: ChartOption<string>, series: ChartSeries[], words: Words = wordsFor()): string | null {
   if (hasEnoughData(opt, series)) return null;
   const n = recordedPoints(opt, series);
-  if (n === 0) {
-    return opt.style === 'bar'
-      ? `Starr Stats has recorded no battles in this period. It records a player every time someone looks them up, and keeps tracking them for a while.`
-      : `Starr Stats has recorded nothing for this ${opt.unit} chart in this period. It records a player or club every time someone looks them up, and keeps tracking them for a while.`;
-  }
-  const what = opt.style === 'bar' ? (opt.metric === 'battlesPerMonth' ? 'month' : 'day') + ' with battles' : 'recorded point';
-  return `Only ${n} ${what}${n === 1 ? '' : 's'} in this period; a chart needs at least ${opt.minPoints}. Check back after the next recordings.`;
+  if (n === 0) return words.t(opt.style === 'bar' ? 'pic.chart.noBattles' : 'pic.chart.nothing');
+  const what = opt.style === 'bar' ? (opt.metric === 'battlesPerMonth' ? 'months' : 'days') : 'points';
+  return words.t(`pic.chart.only.${what}`, { n, min: opt.minPoints });
 }
 
 /**
  * Draws a chart picture. `note` is printed under the plot (definitions of derived measures).
  */
-export function renderChart(opt: ChartOption<string>, input: ChartInput, quality: Quality, note?: string): Canvas {
+export function renderChart(opt: ChartOption<string>, input: ChartInput, quality: Quality, text: { title: string; note?: string }, words: Words): Canvas {
   const { width: W, height: H } = CHART_SIZE;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   background(ctx, W, H);
-  const range = `${fmtDate(input.from)} – ${fmtDate(input.to)} (UTC)`;
-  header(ctx, W, input, opt.title, range);
+  const note = text.note;
+  const range = words.t('pic.chart.range', { from: words.date(input.from, 'day'), to: words.date(input.to, 'day') });
+  header(ctx, W, input, text.title.toLocaleUpperCase(words.lang), range);
 
   const top = 128;
   const bottom = H - 34 - (note ? 44 : 16);
-  const shortage = shortageText(opt, input.series);
+  const shortage = shortageText(opt, input.series, words);
   if (shortage !== null) {
-    emptyState(ctx, 36, top, W - 72, bottom - top, 'Not enough history yet', shortage);
+    emptyState(ctx, 36, top, W - 72, bottom - top, words.t('pic.chart.empty'), shortage);
   } else {
-    const chips = summaries(opt, input.series);
+    const chips = summaries(opt, input.series, words);
     const cw = (W - 72) / Math.max(1, chips.length);
     panel(ctx, 36, top, W - 72, 74, { r: 14 });
     chips.forEach((c, i) => {
       const x = 36 + 20 + i * cw;
-      drawText(ctx, c.label.toUpperCase(), x, top + 28, { size: 15, color: THEME.muted, outline: 0, shadow: false, maxWidth: cw - 24 });
+      drawText(ctx, c.label.toLocaleUpperCase(words.lang), x, top + 28, { size: 15, color: THEME.muted, outline: 0, shadow: false, maxWidth: cw - 24, minSize: 10 });
       drawText(ctx, c.value, x, top + 60, { size: 26, color: c.color ?? THEME.text, maxWidth: cw - 24, minSize: 16 });
     });
     const py = top + 90;
     panel(ctx, 36, py, W - 72, bottom - py, { r: 14 });
     const area = { x: 36 + 14, y: py + 14, w: W - 72 - 28, h: bottom - py - 24 };
-    drawPlot(ctx, canvas.width / W, opt, input, area, W, H);
+    drawPlot(ctx, canvas.width / W, opt, input, area, W, H, words);
   }
   if (note) drawParagraph(ctx, note, 36, H - 34 - 30, { size: 15, width: W - 72, maxLines: 2, color: THEME.faint });
-  creditLine(ctx, W, H, `${input.tag} · ${opt.title.toLowerCase()}`);
+  creditLine(ctx, W, H, `${input.tag} · ${text.title}`, words);
   return canvas;
 }
 
@@ -263,10 +254,10 @@ export function renderChart(opt: ChartOption<string>, input: ChartInput, quality
  * Chart.js clears and resizes the canvas it owns, so it draws on a transparent scratch canvas of the
  * same pixel size that is then laid over the frame.
  */
-function drawPlot(ctx: Ctx, scale: number, opt: ChartOption<string>, input: ChartInput, area: { x: number; y: number; w: number; h: number }, W: number, H: number): void {
+function drawPlot(ctx: Ctx, scale: number, opt: ChartOption<string>, input: ChartInput, area: { x: number; y: number; w: number; h: number }, W: number, H: number, words: Words): void {
   const scratch = createCanvas(W, H);
   const sctx = scratch.getContext('2d');
-  const chart = new Chart(sctx as never, chartConfig(opt, input.series, input.from, input.to, scale, area, W, H));
+  const chart = new Chart(sctx as never, chartConfig(opt, input.series, input.from, input.to, scale, area, W, H, words));
   try {
     ctx.save();
     ctx.setTransform(1, 0, 0, 1, 0, 0);

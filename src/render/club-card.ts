@@ -4,7 +4,7 @@
 import type { Canvas } from '@napi-rs/canvas';
 import { nameColorToCss, type Club, type ClubMember } from '../upstream/schemas.ts';
 import { clubBadge, decodeArt, playerIcon, type ArtImages } from './art.ts';
-import { CLUB_IMAGE_OPTIONS } from './catalogue.ts';
+import { CLUB_IMAGE_OPTIONS, CLUB_SIZE } from './catalogue.ts';
 import {
   background,
   creditLine,
@@ -24,28 +24,31 @@ import {
 } from './draw.ts';
 import { plainName } from './markup.ts';
 import type { ClubImageInput } from './types.ts';
+import type { Words } from './words.ts';
 
-const ROLE_LABEL: Record<string, { label: string; color: string }> = {
-  president: { label: 'President', color: THEME.trophy },
-  vicePresident: { label: 'Vice President', color: '#ff9a3a' },
-  senior: { label: 'Senior', color: '#5fd3ff' },
-  member: { label: 'Member', color: THEME.muted },
+/** Role colours; the role's name is the game's word in the reader's language (club.role.*). */
+const ROLE_COLOUR: Record<string, string> = {
+  president: THEME.trophy,
+  vicePresident: '#ff9a3a',
+  senior: '#5fd3ff',
+  member: THEME.muted,
 };
 
-const TYPE_LABEL: Record<string, string> = { open: 'Open', inviteOnly: 'Invite only', closed: 'Closed' };
+const TYPES = ['open', 'inviteOnly', 'closed'];
 
 /** Human words for an open enum value we do not know: `someNewRole` → "Some new role". */
-function words(s: string): string {
+function spelled(s: string): string {
   const w = s.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return w.charAt(0).toUpperCase() + w.slice(1);
 }
 
-export function roleOf(role: string): { label: string; color: string } {
-  return ROLE_LABEL[role] ?? { label: words(role), color: THEME.muted };
+export function roleOf(role: string, words: Words): { label: string; color: string } {
+  const colour = ROLE_COLOUR[role];
+  return colour ? { label: words.t(`club.role.${role}`), color: colour } : { label: spelled(role), color: THEME.muted };
 }
 
-export function clubTypeLabel(type: string): string {
-  return TYPE_LABEL[type] ?? words(type);
+export function clubTypeLabel(type: string, words: Words): string {
+  return TYPES.includes(type) ? words.t(`club.kind.${type}`) : spelled(type);
 }
 
 /** Members as the game lists them: trophies, highest first. */
@@ -53,8 +56,8 @@ function sortedMembers(club: Club): ClubMember[] {
   return [...club.members].sort((a, b) => b.trophies - a.trophies || a.tag.localeCompare(b.tag));
 }
 
-function typeChip(ctx: Ctx, x: number, y: number, club: Club): number {
-  const text = clubTypeLabel(club.type).toUpperCase();
+function typeChip(ctx: Ctx, x: number, y: number, club: Club, words: Words): number {
+  const text = clubTypeLabel(club.type, words).toLocaleUpperCase(words.lang);
   const w = measure(ctx, text, 16) + 22;
   roundRect(ctx, x, y - 20, w, 28, 10);
   ctx.fillStyle = club.type === 'open' ? '#2f9e4f' : club.type === 'closed' ? '#b8423f' : '#8a5cd6';
@@ -66,8 +69,8 @@ function typeChip(ctx: Ctx, x: number, y: number, club: Club): number {
   return w;
 }
 
-function memberRow(ctx: Ctx, art: ArtImages, m: ClubMember, pos: number, x: number, y: number, w: number, h: number): void {
-  const role = roleOf(m.role);
+function memberRow(ctx: Ctx, art: ArtImages, m: ClubMember, pos: number, x: number, y: number, w: number, h: number, words: Words): void {
+  const role = roleOf(m.role, words);
   const is = h - 8;
   drawText(ctx, String(pos), x + 18, y + h / 2 + 7, { size: 18, color: THEME.muted, outline: 0, shadow: false, align: 'center' });
   playerIcon(ctx, art, m.icon?.id, plainName(m.name), x + 36, y + 4, is);
@@ -78,7 +81,7 @@ function memberRow(ctx: Ctx, art: ArtImages, m: ClubMember, pos: number, x: numb
   if (w < 520) {
     // narrow column: name, then role under it
     drawName(ctx, m.name, tx, y + h * 0.5, { size: 19, color: nameColor, maxWidth: w - (tx - x) - tw - 8, minSize: 13, outline: 0.12 });
-    drawText(ctx, role.label, tx, y + h * 0.5 + 16, { size: 13.5, color: role.color, outline: 0, shadow: false });
+    drawText(ctx, role.label, tx, y + h * 0.5 + 16, { size: 13.5, color: role.color, outline: 0, shadow: false, maxWidth: w - (tx - x) - tw - 28, minSize: 9 });
     if (m.role === 'president') icon(ctx, 'crown', tx + measure(ctx, role.label, 13.5) + 12, y + h * 0.5 + 11, 14);
   } else {
     // wide row: name, role in its own column before the trophies
@@ -87,18 +90,18 @@ function memberRow(ctx: Ctx, art: ArtImages, m: ClubMember, pos: number, x: numb
     // a fixed column, so roles line up whatever the trophy counts are
     const rx = x + w - 140 - roleW;
     if (m.role === 'president') icon(ctx, 'crown', rx - 12, y + h / 2 + 1, 16);
-    drawText(ctx, role.label, rx, y + h / 2 + 6, { size: 16, color: role.color, outline: 0, shadow: false, maxWidth: roleW - 8 });
+    drawText(ctx, role.label, rx, y + h / 2 + 6, { size: 16, color: role.color, outline: 0, shadow: false, maxWidth: roleW - 8, minSize: 10 });
   }
   icon(ctx, 'trophy', x + w - tw + 9, y + h / 2 - 1, 18);
   drawText(ctx, trophies, x + w - 4, y + h / 2 + 7, { size: 19, color: THEME.trophy, align: 'right', outline: 0.12 });
 }
 
-function membersPanel(ctx: Ctx, art: ArtImages, club: Club, x: number, y: number, w: number, h: number, cols: number): void {
+function membersPanel(ctx: Ctx, art: ArtImages, club: Club, x: number, y: number, w: number, h: number, cols: number, words: Words): void {
   panel(ctx, x, y, w, h);
   const members = sortedMembers(club);
-  drawText(ctx, `MEMBERS ${members.length}/30`, x + 22, y + 32, { size: 19, color: THEME.muted, outline: 0, shadow: false });
+  drawText(ctx, words.upper('pic.membersCount', { n: members.length, max: CLUB_SIZE }), x + 22, y + 32, { size: 19, color: THEME.muted, outline: 0, shadow: false, maxWidth: w - 44, minSize: 12 });
   if (members.length === 0) {
-    drawText(ctx, 'This club has no members', x + w / 2, y + h / 2, { size: 26, align: 'center' });
+    drawText(ctx, words.t('club.empty'), x + w / 2, y + h / 2, { size: 26, align: 'center', maxWidth: w - 40, minSize: 16 });
     return;
   }
   const perCol = Math.ceil(Math.max(members.length, cols * 10) / cols);
@@ -114,11 +117,11 @@ function membersPanel(ctx: Ctx, art: ArtImages, club: Club, x: number, y: number
       ctx.fillStyle = 'rgba(255, 255, 255, 0.04)';
       ctx.fill();
     }
-    memberRow(ctx, art, m, i + 1, rx, ry, colW - 16, rowH);
+    memberRow(ctx, art, m, i + 1, rx, ry, colW - 16, rowH, words);
   });
 }
 
-export function renderClubClassic(input: ClubImageInput, quality: Quality): Canvas {
+export function renderClubClassic(input: ClubImageInput, quality: Quality, words: Words): Canvas {
   const { width: W, height: H } = CLUB_IMAGE_OPTIONS[2].size;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   const art = decodeArt(input.art);
@@ -128,22 +131,22 @@ export function renderClubClassic(input: ClubImageInput, quality: Quality): Canv
   drawName(ctx, club.name, 168, 72, { size: 48, maxWidth: 600, minSize: 28 });
   let cx = 168;
   cx += drawText(ctx, club.tag, cx, 108, { size: 22, color: THEME.muted, outline: 0.1 }) + 16;
-  typeChip(ctx, cx, 106, club);
-  drawParagraph(ctx, club.description?.trim() || 'No description.', 168, 140, { size: 17, width: 640, maxLines: 2, color: THEME.text });
+  typeChip(ctx, cx, 106, club, words);
+  drawParagraph(ctx, club.description?.trim() || words.t('pic.noDescription'), 168, 140, { size: 17, width: 640, maxLines: 2, color: THEME.text });
 
   // right: the club's numbers
-  drawText(ctx, 'TOTAL TROPHIES', W - 40, 52, { size: 18, color: THEME.muted, outline: 0, shadow: false, align: 'right' });
+  drawText(ctx, words.upper('pic.totalTrophies'), W - 40, 52, { size: 18, color: THEME.muted, outline: 0, shadow: false, align: 'right', maxWidth: 340, minSize: 12 });
   const tw = drawText(ctx, fmt(club.trophies), W - 40, 106, { size: 52, color: THEME.trophy, align: 'right' });
   icon(ctx, 'trophy', W - 40 - tw - 30, 86, 46);
-  drawText(ctx, `Required ${fmt(club.requiredTrophies)}`, W - 40, 142, { size: 21, align: 'right', outline: 0.12 });
-  drawText(ctx, `${club.members.length}/30 members`, W - 40, 170, { size: 19, color: THEME.muted, align: 'right', outline: 0, shadow: false });
+  drawText(ctx, words.t('pic.requiredN', { n: fmt(club.requiredTrophies) }), W - 40, 142, { size: 21, align: 'right', outline: 0.12, maxWidth: 340, minSize: 13 });
+  drawText(ctx, words.t('pic.membersOf', { n: club.members.length, max: CLUB_SIZE }), W - 40, 170, { size: 19, color: THEME.muted, align: 'right', outline: 0, shadow: false, maxWidth: 340, minSize: 12 });
 
-  membersPanel(ctx, art, club, 36, 196, W - 72, H - 34 - 14 - 196, 3);
-  creditLine(ctx, W, H, `${club.tag} · club`);
+  membersPanel(ctx, art, club, 36, 196, W - 72, H - 34 - 14 - 196, 3, words);
+  creditLine(ctx, W, H, words.t('pic.footer.club', { tag: club.tag }), words);
   return canvas;
 }
 
-export function renderClubPortrait(input: ClubImageInput, quality: Quality): Canvas {
+export function renderClubPortrait(input: ClubImageInput, quality: Quality, words: Words): Canvas {
   const { width: W, height: H } = CLUB_IMAGE_OPTIONS[200].size;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   const art = decodeArt(input.art);
@@ -153,17 +156,17 @@ export function renderClubPortrait(input: ClubImageInput, quality: Quality): Can
   drawName(ctx, club.name, 190, 92, { size: 50, maxWidth: W - 190 - 36, minSize: 26 });
   let cx = 190;
   cx += drawText(ctx, club.tag, cx, 134, { size: 24, color: THEME.muted, outline: 0.1 }) + 16;
-  typeChip(ctx, cx, 132, club);
+  typeChip(ctx, cx, 132, club, words);
 
   panel(ctx, 36, 186, W - 72, 226);
-  drawParagraph(ctx, club.description?.trim() || 'No description.', 60, 222, { size: 20, width: W - 120, maxLines: 3, color: THEME.text });
+  drawParagraph(ctx, club.description?.trim() || words.t('pic.noDescription'), 60, 222, { size: 20, width: W - 120, maxLines: 3, color: THEME.text });
   const sy = 318;
   const sw = (W - 120) / 3;
-  statBlock(ctx, 60, sy, sw, 'Total trophies', fmt(club.trophies), { icon: 'trophy', color: THEME.trophy, size: 34 });
-  statBlock(ctx, 60 + sw, sy, sw, 'Required', fmt(club.requiredTrophies), { icon: 'trophy', size: 34 });
-  statBlock(ctx, 60 + 2 * sw, sy, sw, 'Members', `${club.members.length}/30`, { icon: 'people', size: 34 });
+  statBlock(ctx, 60, sy, sw, words.t('pic.totalTrophies'), fmt(club.trophies), { icon: 'trophy', color: THEME.trophy, size: 34 });
+  statBlock(ctx, 60 + sw, sy, sw, words.t('club.required'), fmt(club.requiredTrophies), { icon: 'trophy', size: 34 });
+  statBlock(ctx, 60 + 2 * sw, sy, sw, words.t('club.members'), `${club.members.length}/${CLUB_SIZE}`, { icon: 'people', size: 34 });
 
-  membersPanel(ctx, art, club, 36, 432, W - 72, H - 34 - 16 - 432, 1);
-  creditLine(ctx, W, H, `${club.tag} · club`);
+  membersPanel(ctx, art, club, 36, 432, W - 72, H - 34 - 16 - 432, 1, words);
+  creditLine(ctx, W, H, words.t('pic.footer.club', { tag: club.tag }), words);
   return canvas;
 }

@@ -3,6 +3,7 @@
  * names, readable numbers, small vector icons and the credit line. Renderers compose these; nothing
  * here knows about players or clubs.
  */
+import { noteCut, type Words } from './words.ts';
 import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { ensureFonts, font, type FontOptions } from './fonts.ts';
 import { parseMarkup } from './markup.ts';
@@ -294,6 +295,7 @@ export function drawRuns(ctx: Ctx, input: Run[], x: number, y: number, style: Te
       width = widths.reduce((a, b) => a + b, 0);
     }
     if (width > style.maxWidth) {
+      noteCut(all);
       runs = ellipsise(ctx, runs, style.maxWidth);
       widths = runs.map((r) => ctx.measureText(r.text).width);
       width = widths.reduce((a, b) => a + b, 0);
@@ -353,12 +355,22 @@ export function drawParagraph(
         lines.push(line);
         line = word;
       }
+      // Japanese and Chinese put no spaces between words: a "word" wider than the box breaks
+      // between characters.
+      while (ctx.measureText(line).width > opts.width && splitGraphemes(line).length > 1) {
+        const g = splitGraphemes(line);
+        let n = g.length - 1;
+        while (n > 1 && ctx.measureText(g.slice(0, n).join('')).width > opts.width) n--;
+        lines.push(g.slice(0, n).join(''));
+        line = g.slice(n).join('');
+      }
     }
     lines.push(line);
   }
   const max = opts.maxLines ?? lines.length;
   const shown = lines.slice(0, max);
   if (lines.length > max && shown.length > 0) {
+    noteCut(text);
     let last = shown[shown.length - 1]!;
     while (last && ctx.measureText(`${last}…`).width > opts.width) last = splitGraphemes(last).slice(0, -1).join('');
     shown[shown.length - 1] = `${last.trimEnd()}…`;
@@ -592,7 +604,7 @@ export function statBlock(
   opts: { icon?: IconName; color?: string; size?: number } = {},
 ): void {
   const size = opts.size ?? 34;
-  drawText(ctx, label.toUpperCase(), x, y, { size: 16, color: THEME.muted, outline: 0, shadow: false, maxWidth: w });
+  drawText(ctx, label.toUpperCase(), x, y, { size: 16, color: THEME.muted, outline: 0, shadow: false, maxWidth: w, minSize: 10 });
   if (opts.icon) {
     icon(ctx, opts.icon, x + size * 0.5, y + size * 0.95, size * 0.95);
     drawText(ctx, value, x + size * 1.15, y + size * 1.3, { size, color: opts.color, maxWidth: w - size * 1.15, minSize: size * 0.6 });
@@ -605,16 +617,20 @@ export function statBlock(
  * The credit line at the bottom of every picture: the service, the data source and that this is a
  * fan project, plus a right-aligned note (usually the tag and what the picture shows).
  */
-export function creditLine(ctx: Ctx, w: number, h: number, right: string): void {
+export function creditLine(ctx: Ctx, w: number, h: number, right: string, words: Words): void {
   ctx.fillStyle = 'rgba(0, 0, 0, 0.35)';
   ctx.fillRect(0, h - 34, w, 34);
   drawText(ctx, 'STARR STATS', 18, h - 11, { size: 17, color: THEME.trophy, outline: 0.12 });
   const brand = 18 + measure(ctx, 'STARR STATS', 17) + 10;
-  const credit = 'data: Brawl Stars API · fan-made, not affiliated with Supercell';
-  setFont(ctx, font(14, {}, credit));
-  ctx.fillStyle = THEME.faint;
-  ctx.textAlign = 'left';
-  ctx.fillText(credit, brand, h - 12);
+  const rightWidth = Math.min(w * 0.4, measure(ctx, right, 15));
+  drawText(ctx, words.t('pic.credit'), brand, h - 12, {
+    size: 14,
+    color: THEME.faint,
+    outline: 0,
+    shadow: false,
+    maxWidth: w - 18 - rightWidth - 16 - brand,
+    minSize: 10,
+  });
   drawText(ctx, right, w - 18, h - 11, { size: 15, color: THEME.muted, outline: 0, shadow: false, align: 'right', maxWidth: w * 0.4 });
 }
 

@@ -23,10 +23,12 @@ import { renderPlayerClassic } from './player-card.ts';
 import { renderSeasonProgress } from './player-season.ts';
 import { encodePng, type PngStyle } from './png.ts';
 import type { ClubImageInput, PlayerImageInput, RenderJob } from './types.ts';
+import { startPicture, wordsFor, type Words } from './words.ts';
+import { languageOf } from '../i18n/index.ts';
 
 export type { RenderJob } from './types.ts';
 
-const PLAYER_IMAGES: Record<keyof typeof PLAYER_IMAGE_OPTIONS, (i: PlayerImageInput, q: Quality) => Canvas> = {
+const PLAYER_IMAGES: Record<keyof typeof PLAYER_IMAGE_OPTIONS, (i: PlayerImageInput, q: Quality, w: Words) => Canvas> = {
   1: renderPlayerClassic,
   3: renderBrawlerDetails,
   4: renderRanks,
@@ -39,26 +41,32 @@ const PLAYER_IMAGES: Record<keyof typeof PLAYER_IMAGE_OPTIONS, (i: PlayerImageIn
   14: renderCurrentWinRates,
 };
 
-const CLUB_IMAGES: Record<keyof typeof CLUB_IMAGE_OPTIONS, (i: ClubImageInput, q: Quality) => Canvas> = {
+const CLUB_IMAGES: Record<keyof typeof CLUB_IMAGE_OPTIONS, (i: ClubImageInput, q: Quality, w: Words) => Canvas> = {
   2: renderClubClassic,
   200: renderClubPortrait,
 };
 
 /** The definition printed under a chart whose measure is derived (the same words as its image). */
-function chartNote(opt: ChartOption<string>): string | undefined {
+function chartNote(opt: ChartOption<string>, words: Words): string | undefined {
   switch (opt.metric) {
     case 'masteryWins':
-      return DEFINITIONS.mastery;
+      return words.t('pic.note.mastery');
     case 'fame':
-      return DEFINITIONS.fame;
+      return words.t('pic.note.fame');
     case 'battlesPerDay':
     case 'battlesPerMonth':
-      return DEFINITIONS.activity;
+      return words.t('pic.note.activity');
     case 'memberWins':
-      return CLUB_CHART_OPTIONS[3].description;
+      return words.t('pic.note.memberWins');
     default:
       return undefined;
   }
+}
+
+/** A chart's title: the bot's name for it (chart.player.N / chart.club.N) in the reader's language. */
+function chartText(kind: 'player' | 'club', option: number, opt: ChartOption<string>, words: Words): { title: string; note?: string } {
+  const note = chartNote(opt, words);
+  return { title: words.t(`chart.${kind}.${option}`), ...(note ? { note } : {}) };
 }
 
 export class UnknownOptionError extends Error {
@@ -75,18 +83,20 @@ function pick<T>(table: Record<number, T>, kind: string, option: number): T {
 }
 
 export function renderCanvas(job: RenderJob): Canvas {
+  startPicture();
+  const words = wordsFor(languageOf(job.lang));
   switch (job.kind) {
     case 'playerImage':
-      return pick<(i: PlayerImageInput, q: Quality) => Canvas>(PLAYER_IMAGES, job.kind, job.option)(job.input, job.quality);
+      return pick<(i: PlayerImageInput, q: Quality, w: Words) => Canvas>(PLAYER_IMAGES, job.kind, job.option)(job.input, job.quality, words);
     case 'clubImage':
-      return pick<(i: ClubImageInput, q: Quality) => Canvas>(CLUB_IMAGES, job.kind, job.option)(job.input, job.quality);
+      return pick<(i: ClubImageInput, q: Quality, w: Words) => Canvas>(CLUB_IMAGES, job.kind, job.option)(job.input, job.quality, words);
     case 'playerChart': {
       const opt = pick<ChartOption<string>>(PLAYER_CHART_OPTIONS, job.kind, job.option);
-      return renderChart(opt, job.input, job.quality, chartNote(opt));
+      return renderChart(opt, job.input, job.quality, chartText('player', job.option, opt, words), words);
     }
     case 'clubChart': {
       const opt = pick<ChartOption<string>>(CLUB_CHART_OPTIONS, job.kind, job.option);
-      return renderChart(opt, job.input, job.quality, chartNote(opt));
+      return renderChart(opt, job.input, job.quality, chartText('club', job.option, opt, words), words);
     }
   }
 }

@@ -45,14 +45,15 @@ import {
   type WinRate,
 } from './measures.ts';
 import type { PlayerImageInput } from './types.ts';
+import type { Words } from './words.ts';
 
 /** Compact header of the roster pictures: icon, name, tag on the left; title and summary on the right. */
 function rosterHeader(ctx: Ctx, art: ArtImages, p: Player, W: number, title: string, summary: string): void {
   playerIcon(ctx, art, p.icon?.id, p.name, 32, 24, 84);
   drawName(ctx, p.name, 134, 66, { size: 40, color: nameColorToCss(p.nameColor) ?? THEME.text, maxWidth: W * 0.5 - 134, minSize: 24 });
   drawText(ctx, p.tag, 134, 100, { size: 21, color: THEME.muted, outline: 0.1 });
-  drawText(ctx, title.toUpperCase(), W - 34, 64, { size: 40, color: THEME.trophy, align: 'right', maxWidth: W * 0.48, minSize: 24 });
-  drawText(ctx, summary, W - 34, 98, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right', maxWidth: W * 0.5 });
+  drawText(ctx, title.toUpperCase(), W - 34, 64, { size: 40, color: THEME.trophy, align: 'right', maxWidth: W * 0.48, minSize: 20 });
+  drawText(ctx, summary, W - 34, 98, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right', maxWidth: W * 0.5, minSize: 12 });
 }
 
 // ------------------------------------------------------------------ option 3: detailed grid
@@ -81,7 +82,7 @@ function upgrade(ctx: Ctx, kind: IconName, count: number, x: number, y: number, 
   return s * (count > 1 ? 1.35 : 1.1);
 }
 
-export function renderBrawlerDetails(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderBrawlerDetails(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const { width: W, height: H } = PLAYER_IMAGE_OPTIONS[3].size;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   const art = decodeArt(input.art);
@@ -89,15 +90,15 @@ export function renderBrawlerDetails(input: PlayerImageInput, quality: Quality):
   background(ctx, W, H);
   const brawlers = [...p.brawlers].sort((a, b) => b.trophies - a.trophies || a.id - b.id);
   const maxed = brawlers.filter((b) => b.power >= 11).length;
-  rosterHeader(ctx, art, p, W, 'Brawlers', `${brawlers.length} brawlers · ${maxed} at power 11 · ${fmt(p.trophies)} trophies`);
+  rosterHeader(ctx, art, p, W, words.t('pic.brawlers'), words.t('pic.grid.detailsSummary', { n: brawlers.length, maxed, trophies: fmt(p.trophies) }));
 
   const gx = 28;
   const gy = 130;
   const gw = W - 56;
   const gh = H - 34 - 12 - gy;
   if (brawlers.length === 0) {
-    emptyState(ctx, gx, gy, gw, gh, 'No brawlers yet', 'This player has not unlocked any brawler.');
-    creditLine(ctx, W, H, `${p.tag} · brawlers`);
+    emptyState(ctx, gx, gy, gw, gh, words.t('pic.grid.none'), words.t('pic.grid.noneDetail'));
+    creditLine(ctx, W, H, words.t('pic.footer.brawlers', { tag: p.tag }), words);
     return canvas;
   }
   const g = fitGrid(brawlers.length, gw, gh, 2.6, 150);
@@ -127,7 +128,7 @@ export function renderBrawlerDetails(input: PlayerImageInput, quality: Quality):
     ux += upgrade(ctx, 'gear', b.gears.length, ux, uy, us);
     upgrade(ctx, 'hyper', b.hyperCharges?.length ?? 0, ux, uy, us);
   });
-  creditLine(ctx, W, H, `${p.tag} · brawlers · gadgets, star powers, gears, hypercharges`);
+  creditLine(ctx, W, H, words.t('pic.footer.details', { tag: p.tag }), words);
   return canvas;
 }
 
@@ -155,7 +156,7 @@ export interface ListSpec {
   footer: string;
 }
 
-export function renderBrawlerList(input: PlayerImageInput, quality: Quality, spec: ListSpec, size = PLAYER_IMAGE_OPTIONS[8].size): Canvas {
+export function renderBrawlerList(input: PlayerImageInput, quality: Quality, words: Words, spec: ListSpec, size = PLAYER_IMAGE_OPTIONS[8].size): Canvas {
   const { width: W, height: H } = size;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   const art = decodeArt(input.art);
@@ -168,7 +169,7 @@ export function renderBrawlerList(input: PlayerImageInput, quality: Quality, spe
   const bottom = H - 34 - (spec.note ? 46 : 12);
   const gh = bottom - gy;
   if (spec.items.length === 0) {
-    emptyState(ctx, gx, gy, gw, gh, spec.empty?.title ?? 'Nothing to show', spec.empty?.detail ?? '');
+    emptyState(ctx, gx, gy, gw, gh, spec.empty?.title ?? words.t('pic.grid.none'), spec.empty?.detail ?? '');
   } else {
     const g = fitGrid(spec.items.length, gw, gh, 2.3, 120);
     spec.items.forEach((item, i) => {
@@ -211,7 +212,7 @@ export function renderBrawlerList(input: PlayerImageInput, quality: Quality, spe
     });
   }
   if (spec.note) drawParagraph(ctx, spec.note, 28, H - 34 - 30, { size: 15, width: W - 56, maxLines: 2, color: THEME.faint });
-  creditLine(ctx, W, H, spec.footer);
+  creditLine(ctx, W, H, spec.footer, words);
   return canvas;
 }
 
@@ -221,25 +222,25 @@ function average(xs: number[]): number {
   return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0;
 }
 
-export function renderTrophies(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderTrophies(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const p = input.player;
   const items = [...p.brawlers].sort(byTrophies).map<ListItem>((b) => ({
     brawler: b,
     value: fmt(b.trophies),
     valueIcon: 'trophy',
     valueColor: THEME.trophy,
-    secondary: `Best ${fmt(b.highestTrophies)} · P${b.power}`,
+    secondary: words.tile('pic.grid.bestPower', { best: fmt(b.highestTrophies), power: b.power }),
   }));
-  return renderBrawlerList(input, quality, {
-    title: 'Brawler trophies',
-    summary: `${p.brawlers.length} brawlers · ${fmt(p.trophies)} trophies · average ${fmt(Math.round(average(p.brawlers.map((b) => b.trophies))))}`,
+  return renderBrawlerList(input, quality, words, {
+    title: words.t('pic.grid.title.8'),
+    summary: words.t('pic.grid.trophiesSummary', { n: p.brawlers.length, trophies: fmt(p.trophies), average: fmt(Math.round(average(p.brawlers.map((b) => b.trophies)))) }),
     items,
-    empty: { title: 'No brawlers yet', detail: 'This player has not unlocked any brawler.' },
-    footer: `${p.tag} · brawlers by trophies`,
+    empty: { title: words.t('pic.grid.none'), detail: words.t('pic.grid.noneDetail') },
+    footer: words.t('pic.footer.8', { tag: p.tag }),
   });
 }
 
-export function renderHighestTrophies(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderHighestTrophies(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const p = input.player;
   const items = [...p.brawlers]
     .sort((a, b) => b.highestTrophies - a.highestTrophies || a.id - b.id)
@@ -248,40 +249,40 @@ export function renderHighestTrophies(input: PlayerImageInput, quality: Quality)
       value: fmt(b.highestTrophies),
       valueIcon: 'trophy',
       valueColor: THEME.trophy,
-      secondary: `Now ${fmt(b.trophies)} · P${b.power}`,
+      secondary: words.tile('pic.grid.nowPower', { now: fmt(b.trophies), power: b.power }),
     }));
   const sum = p.brawlers.reduce((s, b) => s + b.highestTrophies, 0);
-  return renderBrawlerList(input, quality, {
-    title: 'Highest trophies',
-    summary: `${p.brawlers.length} brawlers · best ${fmt(Math.max(0, ...p.brawlers.map((b) => b.highestTrophies)))} · sum ${fmt(sum)}`,
+  return renderBrawlerList(input, quality, words, {
+    title: words.t('pic.grid.title.9'),
+    summary: words.t('pic.grid.highestSummary', { n: p.brawlers.length, best: fmt(Math.max(0, ...p.brawlers.map((b) => b.highestTrophies))), sum: fmt(sum) }),
     items,
-    empty: { title: 'No brawlers yet', detail: 'This player has not unlocked any brawler.' },
-    footer: `${p.tag} · brawlers by highest trophies`,
+    empty: { title: words.t('pic.grid.none'), detail: words.t('pic.grid.noneDetail') },
+    footer: words.t('pic.footer.9', { tag: p.tag }),
   });
 }
 
-export function renderRanks(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderRanks(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const p = input.player;
   const maxRank = Math.max(1, ...p.brawlers.map((b) => b.rank));
   const items = [...p.brawlers]
     .sort((a, b) => b.rank - a.rank || byTrophies(a, b))
     .map<ListItem>((b) => ({
       brawler: b,
-      value: `Rank ${b.rank}`,
+      value: words.tile('pic.grid.rank', { rank: b.rank }),
       valueColor: rankColor(b.rank, maxRank),
       badge: { text: String(b.rank), color: rankColor(b.rank, maxRank) },
-      secondary: `${fmt(b.trophies)} trophies`,
+      secondary: words.tile('pic.grid.trophies', { n: fmt(b.trophies) }),
     }));
-  return renderBrawlerList(input, quality, {
-    title: 'Brawler ranks',
-    summary: `${p.brawlers.length} brawlers · highest rank ${maxRank} · average ${average(p.brawlers.map((b) => b.rank)).toFixed(1)}`,
+  return renderBrawlerList(input, quality, words, {
+    title: words.t('pic.grid.title.4'),
+    summary: words.t('pic.grid.ranksSummary', { n: p.brawlers.length, max: maxRank, average: average(p.brawlers.map((b) => b.rank)).toFixed(1) }),
     items,
-    empty: { title: 'No brawlers yet', detail: 'This player has not unlocked any brawler.' },
-    footer: `${p.tag} · brawler ranks`,
+    empty: { title: words.t('pic.grid.none'), detail: words.t('pic.grid.noneDetail') },
+    footer: words.t('pic.footer.4', { tag: p.tag }),
   });
 }
 
-export function renderOldRanks(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderOldRanks(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const p = input.player;
   const ranked = p.brawlers.map((b) => ({ b, r: oldRank(b.highestTrophies) }));
   const items = ranked
@@ -290,31 +291,34 @@ export function renderOldRanks(input: PlayerImageInput, quality: Quality): Canva
       const next = oldRankNext(b.highestTrophies);
       return {
         brawler: b,
-        value: `Rank ${r}`,
+        value: words.tile('pic.grid.rank', { rank: r }),
         valueColor: oldRankColor(r),
         badge: { text: String(r), color: oldRankColor(r) },
         ratio: oldRankProgress(b.highestTrophies),
         barColor: oldRankColor(r),
-        secondary: next === null ? `Top rank · best ${fmt(b.highestTrophies)}` : `${fmt(next)} to ${r + 1} · best ${fmt(b.highestTrophies)}`,
+        secondary:
+          next === null
+            ? words.tile('pic.grid.topRank', { best: fmt(b.highestTrophies) })
+            : words.tile('pic.grid.toNext', { left: fmt(next), next: r + 1, best: fmt(b.highestTrophies) }),
       };
     });
   const top = ranked.filter((x) => x.r === OLD_RANK_MAX).length;
-  return renderBrawlerList(input, quality, {
-    title: 'Old brawler ranks',
-    summary: `${top} at rank ${OLD_RANK_MAX} · average rank ${average(ranked.map((x) => x.r)).toFixed(1)}`,
+  return renderBrawlerList(input, quality, words, {
+    title: words.t('pic.grid.title.41'),
+    summary: words.t('pic.grid.oldSummary', { n: top, max: OLD_RANK_MAX, average: average(ranked.map((x) => x.r)).toFixed(1) }),
     items,
-    note: DEFINITIONS.oldRanks,
-    empty: { title: 'No brawlers yet', detail: 'This player has not unlocked any brawler.' },
-    footer: `${p.tag} · old ranks (pre-2025 scale)`,
+    note: words.t('pic.note.oldRanks'),
+    empty: { title: words.t('pic.grid.none'), detail: words.t('pic.grid.noneDetail') },
+    footer: words.t('pic.footer.41', { tag: p.tag }),
   });
 }
 
-function recordsNote(input: PlayerImageInput): string {
+function recordsNote(input: PlayerImageInput, words: Words): string {
   const since = input.record?.since;
-  return since ? `recorded since ${fmtDate(since)}` : 'nothing recorded yet';
+  return since ? words.t('pic.grid.recordedSince', { date: words.date(since, 'day') }) : words.t('pic.grid.nothingRecorded');
 }
 
-export function renderMastery(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderMastery(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const p = input.player;
   const records = (input.record?.brawlers ?? []).map((r) => ({ r, m: masteryOf(winsOf(r)) })).filter((x) => x.m.wins > 0);
   const items = records
@@ -326,23 +330,20 @@ export function renderMastery(input: PlayerImageInput, quality: Quality): Canvas
       badge: m.tier >= 0 ? { text: m.tierName.split(' ')[1] ?? '', color: m.color } : undefined,
       ratio: m.progress,
       barColor: m.color,
-      secondary: m.nextAt === null ? `${fmt(m.wins)} wins · top tier` : `${fmt(m.wins)} of ${fmt(m.nextAt)} wins`,
+      secondary: m.nextAt === null ? words.tile('pic.grid.winsTop', { wins: fmt(m.wins) }) : words.tile('pic.grid.winsOf', { wins: fmt(m.wins), next: fmt(m.nextAt) }),
     }));
   const total = records.reduce((s, x) => s + x.m.wins, 0);
-  return renderBrawlerList(input, quality, {
-    title: 'Mastery (historic)',
-    summary: `${fmt(total)} recorded wins · ${records.length} brawlers · ${recordsNote(input)}`,
+  return renderBrawlerList(input, quality, words, {
+    title: words.t('pic.grid.title.6'),
+    summary: words.t('pic.grid.masterySummary', { wins: fmt(total), n: records.length, recorded: recordsNote(input, words) }),
     items,
-    note: DEFINITIONS.mastery,
-    empty: {
-      title: 'No recorded wins yet',
-      detail: 'Mastery here counts victories in battles Starr Stats recorded. Battles are recorded while the player is tracked; check back after a few games.',
-    },
-    footer: `${p.tag} · mastery (historic, from recorded battles)`,
+    note: words.t('pic.note.mastery'),
+    empty: { title: words.t('pic.grid.noWins'), detail: words.t('pic.grid.noWinsDetail') },
+    footer: words.t('pic.footer.6', { tag: p.tag }),
   });
 }
 
-function winRateList(input: PlayerImageInput, quality: Quality, which: 'highest' | 'current'): Canvas {
+function winRateList(input: PlayerImageInput, quality: Quality, which: 'highest' | 'current', words: Words): Canvas {
   const p = input.player;
   const measure = which === 'highest' ? highestWinRate : currentWinRate;
   const rated = (input.record?.brawlers ?? [])
@@ -355,21 +356,18 @@ function winRateList(input: PlayerImageInput, quality: Quality, which: 'highest'
     valueColor: w.rate >= 0.6 ? THEME.win : w.rate >= 0.45 ? THEME.trophy : THEME.loss,
     ratio: w.rate,
     barColor: w.rate >= 0.6 ? THEME.win : w.rate >= 0.45 ? THEME.trophy : THEME.loss,
-    secondary: `${w.wins} of ${w.battles} won · ${r.results.length} recorded`,
+    secondary: words.tile('pic.grid.wonOf', { wins: w.wins, battles: w.battles, recorded: r.results.length }),
   }));
   const battles = (input.record?.brawlers ?? []).reduce((s, r) => s + r.results.length, 0);
-  return renderBrawlerList(input, quality, {
-    title: which === 'highest' ? 'Highest win rates' : 'Current win rates',
-    summary: `${rated.length} brawlers with 5+ battles · ${fmt(battles)} battles ${recordsNote(input)}`,
+  return renderBrawlerList(input, quality, words, {
+    title: words.t(which === 'highest' ? 'pic.grid.title.13' : 'pic.grid.title.14'),
+    summary: words.t('pic.grid.winRateSummary', { n: rated.length, battles: fmt(battles), recorded: recordsNote(input, words) }),
     items,
-    note: DEFINITIONS.winRate,
-    empty: {
-      title: 'Not enough recorded battles',
-      detail: 'A win rate needs at least 5 recorded battles with a brawler. Battles are recorded while the player is tracked; check back after a few games.',
-    },
-    footer: `${p.tag} · ${which} win rate per brawler`,
+    note: words.t('pic.note.winRate'),
+    empty: { title: words.t('pic.grid.noRates'), detail: words.t('pic.grid.noRatesDetail') },
+    footer: words.t(which === 'highest' ? 'pic.footer.13' : 'pic.footer.14', { tag: p.tag }),
   });
 }
 
-export const renderHighestWinRates = (input: PlayerImageInput, quality: Quality): Canvas => winRateList(input, quality, 'highest');
-export const renderCurrentWinRates = (input: PlayerImageInput, quality: Quality): Canvas => winRateList(input, quality, 'current');
+export const renderHighestWinRates = (input: PlayerImageInput, quality: Quality, words: Words): Canvas => winRateList(input, quality, 'highest', words);
+export const renderCurrentWinRates = (input: PlayerImageInput, quality: Quality, words: Words): Canvas => winRateList(input, quality, 'current', words);

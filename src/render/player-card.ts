@@ -19,12 +19,13 @@ import {
   type Quality,
 } from './draw.ts';
 import type { PlayerImageInput } from './types.ts';
+import type { Words } from './words.ts';
 import { displayName, prestigeOf } from './measures.ts';
 
 export const CLASSIC_SIZE = { width: 1200, height: 675 } as const;
 
 /** Header shared by the player pictures: icon with level star, coloured name, tag, club. */
-export function playerHeader(ctx: Ctx, art: ArtImages, p: Player, x: number, y: number, w: number, subtitle?: string): void {
+export function playerHeader(ctx: Ctx, art: ArtImages, p: Player, x: number, y: number, w: number, words: Words, subtitle?: string): void {
   const s = 112;
   playerIcon(ctx, art, p.icon?.id, p.name, x, y, s);
   icon(ctx, 'xp', x + s - 6, y + s - 8, 50);
@@ -38,22 +39,22 @@ export function playerHeader(ctx: Ctx, art: ArtImages, p: Player, x: number, y: 
     clubBadge(ctx, art, tagNumber(club.tag), club.name, cx, y + 66, 30);
     drawName(ctx, club.name, cx + 38, y + 90, { size: 24, maxWidth: w - (cx + 38 - x), minSize: 16 });
   } else {
-    drawText(ctx, 'No club', cx, y + 90, { size: 24, color: THEME.faint, outline: 0.1 });
+    drawText(ctx, words.t('pic.noClub'), cx, y + 90, { size: 24, color: THEME.faint, outline: 0.1, maxWidth: w - (cx - x), minSize: 16 });
   }
   if (subtitle) drawText(ctx, subtitle, tx, y + 124, { size: 20, color: THEME.trophy, outline: 0.12, maxWidth: w - (tx - x) });
 }
 
-export function renderPlayerClassic(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderPlayerClassic(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const { width: W, height: H } = CLASSIC_SIZE;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   const art = decodeArt(input.art);
   const p = input.player;
   background(ctx, W, H);
 
-  playerHeader(ctx, art, p, 36, 30, 760);
+  playerHeader(ctx, art, p, 36, 30, 760, words);
 
   // trophies, top right: the number players care about most
-  drawText(ctx, 'TROPHIES', W - 40, 60, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right' });
+  drawText(ctx, words.upper('pic.trophies'), W - 40, 60, { size: 20, color: THEME.muted, outline: 0, shadow: false, align: 'right', maxWidth: 340, minSize: 14 });
   const tw = drawText(ctx, fmt(p.trophies), W - 40, 124, { size: 64, color: THEME.trophy, align: 'right' });
   icon(ctx, 'trophy', W - 40 - tw - 38, 100, 56);
 
@@ -65,14 +66,14 @@ export function renderPlayerClassic(input: PlayerImageInput, quality: Quality): 
   const col = (sw - 40) / 4;
   const brawlerCount = p.brawlers.length;
   const cells: [string, string, Parameters<typeof statBlock>[6]][] = [
-    ['Highest trophies', fmt(p.highestTrophies), { icon: 'trophy', color: THEME.trophy }],
-    ['Prestige', fmt(prestigeOf(p)), { icon: 'crown', color: THEME.prestige }],
-    ['Experience level', fmt(p.expLevel), { icon: 'xp', color: THEME.xp }],
-    ['Brawlers', fmt(brawlerCount), { icon: 'people' }],
-    ['3 vs 3 victories', fmt(p['3vs3Victories']), { icon: 'star', color: THEME.win }],
-    ['Solo victories', fmt(p.soloVictories), { icon: 'skull', color: THEME.win }],
-    ['Duo victories', fmt(p.duoVictories), { icon: 'people', color: THEME.win }],
-    ['Best win streak', fmt(Math.max(0, ...p.brawlers.map((b) => b.maxWinStreak ?? 0))), { icon: 'flame' }],
+    [words.t('pic.highestTrophies'), fmt(p.highestTrophies), { icon: 'trophy', color: THEME.trophy }],
+    [words.t('pic.prestige'), fmt(prestigeOf(p)), { icon: 'crown', color: THEME.prestige }],
+    [words.t('pic.expLevel'), fmt(p.expLevel), { icon: 'xp', color: THEME.xp }],
+    [words.t('pic.brawlers'), fmt(brawlerCount), { icon: 'people' }],
+    [words.t('pic.wins3v3'), fmt(p['3vs3Victories']), { icon: 'star', color: THEME.win }],
+    [words.t('pic.winsSolo'), fmt(p.soloVictories), { icon: 'skull', color: THEME.win }],
+    [words.t('pic.winsDuo'), fmt(p.duoVictories), { icon: 'people', color: THEME.win }],
+    [words.t('pic.bestStreak'), fmt(Math.max(0, ...p.brawlers.map((b) => b.maxWinStreak ?? 0))), { icon: 'flame' }],
   ];
   cells.forEach(([label, value, opts], i) => {
     statBlock(ctx, sx + 24 + (i % 4) * col, sy + 36 + Math.floor(i / 4) * 96, col - 20, label, value, { ...opts, size: 36 });
@@ -82,7 +83,7 @@ export function renderPlayerClassic(input: PlayerImageInput, quality: Quality): 
   const by = sy + 228;
   const bh = H - 34 - 18 - by;
   panel(ctx, sx, by, sw, bh);
-  drawText(ctx, 'BEST BRAWLERS', sx + 24, by + 34, { size: 22, color: THEME.muted, outline: 0, shadow: false });
+  drawText(ctx, words.upper('pic.bestBrawlers'), sx + 24, by + 34, { size: 22, color: THEME.muted, outline: 0, shadow: false, maxWidth: sw - 48, minSize: 14 });
   const best = [...p.brawlers].sort((a, b) => b.trophies - a.trophies || a.id - b.id).slice(0, 5);
   const cw = (sw - 40) / 5;
   best.forEach((b, i) => {
@@ -95,11 +96,11 @@ export function renderPlayerClassic(input: PlayerImageInput, quality: Quality): 
     drawText(ctx, displayName(b.name), tx, y + 24, { size: 22, maxWidth: tw2, minSize: 14 });
     icon(ctx, 'trophy', tx + 11, y + 46, 22);
     drawText(ctx, fmt(b.trophies), tx + 28, y + 54, { size: 24, color: THEME.trophy, maxWidth: tw2 - 28, minSize: 14 });
-    drawText(ctx, `POWER ${b.power}`, tx, y + 84, { size: 17, color: THEME.power, outline: 0.12, maxWidth: tw2 });
-    drawText(ctx, `Best ${fmt(b.highestTrophies)}`, x + 6, y + ps + 32, { size: 18, color: THEME.muted, outline: 0.1, maxWidth: cw - 12 });
+    drawText(ctx, words.tile('pic.power', { n: b.power }).toLocaleUpperCase(words.lang), tx, y + 84, { size: 17, color: THEME.power, outline: 0.12, maxWidth: tw2, minSize: 10 });
+    drawText(ctx, words.tile('pic.best', { n: fmt(b.highestTrophies) }), x + 6, y + ps + 32, { size: 18, color: THEME.muted, outline: 0.1, maxWidth: cw - 12, minSize: 11 });
   });
-  if (best.length === 0) drawText(ctx, 'No brawlers unlocked yet', sx + sw / 2, by + bh / 2 + 10, { size: 28, align: 'center' });
+  if (best.length === 0) drawText(ctx, words.t('pic.noBrawlersYet'), sx + sw / 2, by + bh / 2 + 10, { size: 28, align: 'center', maxWidth: sw - 48, minSize: 16 });
 
-  creditLine(ctx, W, H, `${p.tag} · profile`);
+  creditLine(ctx, W, H, words.t('pic.footer.profile', { tag: p.tag }), words);
   return canvas;
 }

@@ -13,7 +13,7 @@ import {
   drawText,
   emptyState,
   fmt,
-  fmtDate,
+  measure,
   fmtSigned,
   icon,
   makeCanvas,
@@ -22,9 +22,10 @@ import {
   type Ctx,
   type Quality,
 } from './draw.ts';
-import { DEFINITIONS, displayName, seasonProgress } from './measures.ts';
+import { displayName, seasonProgress } from './measures.ts';
 import { playerHeader } from './player-card.ts';
 import type { PlayerImageInput, Point } from './types.ts';
+import type { Words } from './words.ts';
 
 /** A small line chart of the season's trophies, drawn directly (no axes needed at this size). */
 function sparkline(ctx: Ctx, points: Point[], x: number, y: number, w: number, h: number, from: number, to: number): void {
@@ -55,16 +56,16 @@ function sparkline(ctx: Ctx, points: Point[], x: number, y: number, w: number, h
   drawText(ctx, fmt(lo), x + w, y + h + 18, { size: 15, color: THEME.muted, outline: 0, shadow: false, align: 'right' });
 }
 
-export function renderSeasonProgress(input: PlayerImageInput, quality: Quality): Canvas {
+export function renderSeasonProgress(input: PlayerImageInput, quality: Quality, words: Words): Canvas {
   const { width: W, height: H } = PLAYER_IMAGE_OPTIONS[10].size;
   const { canvas, ctx } = makeCanvas(W, H, quality);
   const art = decodeArt(input.art);
   const p = input.player;
   background(ctx, W, H, { top: '#1d5aa8', bottom: '#3b1f8f' });
   const season = input.record?.season;
-  const window = season ? `${fmtDate(season.start)} – ${fmtDate(season.end - 1)}` : '';
-  playerHeader(ctx, art, p, 36, 30, 760, season ? `SEASON ${window.toUpperCase()}` : undefined);
-  drawText(ctx, 'SEASON PROGRESS', W - 40, 70, { size: 40, color: THEME.trophy, align: 'right' });
+  const window = season ? `${words.date(season.start, 'day')} – ${words.date(season.end - 1, 'day')}` : '';
+  playerHeader(ctx, art, p, 36, 30, 760, words, season ? words.upper('pic.season.window', { window }) : undefined);
+  drawText(ctx, words.upper('pic.season.title'), W - 40, 70, { size: 40, color: THEME.trophy, align: 'right', maxWidth: 380, minSize: 20 });
 
   const top = 176;
   const bottom = H - 34 - 46;
@@ -76,15 +77,15 @@ export function renderSeasonProgress(input: PlayerImageInput, quality: Quality):
       top,
       W - 72,
       bottom - top,
-      'Season progress starts now',
-      'Starr Stats has no profile of this player from earlier this season yet. It records the player from now on: check back later to see what they gained.',
+      words.t('pic.season.empty'),
+      words.t('pic.season.emptyDetail'),
     );
   } else {
     const prog = seasonProgress(p, base);
     // left: the total and the line through the season
     const lw = 430;
     panel(ctx, 36, top, lw, bottom - top);
-    drawText(ctx, 'TROPHIES THIS SEASON', 60, top + 38, { size: 18, color: THEME.muted, outline: 0, shadow: false });
+    drawText(ctx, words.upper('pic.season.trophies'), 60, top + 38, { size: 18, color: THEME.muted, outline: 0, shadow: false, maxWidth: lw - 48, minSize: 11 });
     icon(ctx, 'trophy', 90, top + 88, 56);
     drawText(ctx, fmtSigned(prog.total), 130, top + 110, {
       size: 66,
@@ -93,12 +94,12 @@ export function renderSeasonProgress(input: PlayerImageInput, quality: Quality):
       minSize: 36,
     });
     drawText(ctx, `${fmt(base.trophies)} → ${fmt(p.trophies)}`, 60, top + 150, { size: 24, maxWidth: lw - 48 });
-    drawText(ctx, `first recorded ${fmtDate(base.at)}`, 60, top + 178, { size: 17, color: THEME.muted, outline: 0, shadow: false });
+    drawText(ctx, words.t('pic.season.firstRecorded', { date: words.date(base.at, 'day') }), 60, top + 178, { size: 17, color: THEME.muted, outline: 0, shadow: false, maxWidth: lw - 48, minSize: 11 });
     const pts = season.trophies.filter((q) => q.t >= season.start && q.t < season.end);
     if (pts.length >= 2) {
       sparkline(ctx, pts, 60, top + 218, lw - 60, bottom - top - 260, season.start, Math.max(pts[pts.length - 1]!.t, season.start + 1));
     } else {
-      drawParagraph(ctx, 'The trophy line appears after a few recordings this season.', 60, top + 240, { size: 17, width: lw - 48 });
+      drawParagraph(ctx, words.t('pic.season.lineLater'), 60, top + 240, { size: 17, width: lw - 48, maxLines: 4 });
     }
 
     // right: per-brawler gains
@@ -108,13 +109,17 @@ export function renderSeasonProgress(input: PlayerImageInput, quality: Quality):
     const gained = prog.brawlers.filter((b) => b.gained > 0);
     const lost = prog.brawlers.filter((b) => b.gained < 0);
     const same = prog.brawlers.length - gained.length - lost.length;
-    drawText(ctx, 'BY BRAWLER', rx + 24, top + 38, { size: 18, color: THEME.muted, outline: 0, shadow: false });
-    drawText(ctx, `${gained.length} up · ${lost.length} down · ${same} unchanged`, rx + rw - 24, top + 38, {
+    const byBrawler = words.upper('pic.season.byBrawler');
+    const byWidth = Math.min(measure(ctx, byBrawler, 18), rw * 0.4);
+    drawText(ctx, byBrawler, rx + 24, top + 38, { size: 18, color: THEME.muted, outline: 0, shadow: false, maxWidth: rw * 0.4, minSize: 11 });
+    drawText(ctx, words.t('pic.season.moves', { up: gained.length, down: lost.length, same }), rx + rw - 24, top + 38, {
       size: 18,
       color: THEME.muted,
       outline: 0,
       shadow: false,
       align: 'right',
+      maxWidth: rw - 48 - byWidth - 20,
+      minSize: 11,
     });
     const shown = [...gained.slice(0, 12), ...lost.slice(-Math.max(0, 16 - Math.min(12, gained.length))).reverse()].slice(0, 16);
     const maxAbs = Math.max(1, ...shown.map((b) => Math.abs(b.gained)));
@@ -134,10 +139,10 @@ export function renderSeasonProgress(input: PlayerImageInput, quality: Quality):
       });
     });
     if (shown.length === 0) {
-      drawText(ctx, 'No brawler has moved this season yet', rx + rw / 2, top + (bottom - top) / 2, { size: 24, align: 'center' });
+      drawText(ctx, words.t('pic.season.noMoves'), rx + rw / 2, top + (bottom - top) / 2, { size: 24, align: 'center', maxWidth: rw - 48, minSize: 14 });
     }
   }
-  drawParagraph(ctx, DEFINITIONS.season, 36, H - 34 - 22, { size: 15, width: W - 72, maxLines: 1, color: THEME.faint });
-  creditLine(ctx, W, H, `${p.tag} · season progress`);
+  drawParagraph(ctx, words.t('pic.season.definition'), 36, H - 34 - 22, { size: 15, width: W - 72, maxLines: 1, color: THEME.faint });
+  creditLine(ctx, W, H, words.t('pic.footer.season', { tag: p.tag }), words);
   return canvas;
 }

@@ -3,6 +3,7 @@
  * function of (input, option, quality) and its hash is a sound cache key.
  */
 import type { Club, Player } from '../upstream/schemas.ts';
+import type { Language } from '../i18n/index.ts';
 import type { Quality } from './draw.ts';
 
 /** One brawler's recorded battles, oldest first: 'W' victory, 'L' defeat, 'D' draw. */
@@ -63,8 +64,9 @@ export interface ChartInput {
   series: ChartSeries[];
 }
 
+/** `lang`: the language of the picture's words (labels, dates; default English); names from the game stay as they are. */
 export type RenderJob =
-  | { kind: 'playerImage'; option: number; quality: Quality; input: PlayerImageInput }
-  | { kind: 'clubImage'; option: number; quality: Quality; input: ClubImageInput }
-  | { kind: 'playerChart'; option: number; quality: Quality; input: ChartInput }
-  | { kind: 'clubChart'; option: number; quality: Quality; input: ChartInput };
+  | { kind: 'playerImage'; option: number; quality: Quality; lang?: Language; input: PlayerImageInput }
+  | { kind: 'clubImage'; option: number; quality: Quality; lang?: Language; input: ClubImageInput }
+  | { kind: 'playerChart'; option: number; quality: Quality; lang?: Language; input: ChartInput }
+  | { kind: 'clubChart'; option: number; quality: Quality; lang?: Language; input: ChartInput };

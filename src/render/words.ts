@@ -10,6 +10,11 @@ export interface Words {
   readonly lang: Language;
   /** a catalogue message */
   t(key: string, values?: MessageValues): string;
+  /**
+   * a message inside a brawler's tile (its trophies, rank, record): drawn like the brawler's name,
+   * shortened when the tile is narrow, so it is not a label the overflow check holds to its box
+   */
+  tile(key: string, values?: MessageValues): string;
   /** a message in capitals, the language's way (Turkish i → İ) */
   upper(key: string, values?: MessageValues): string;
   /** "3 Jun", "Jun 26" or "June 2026" in the language (UTC) */
@@ -37,6 +42,7 @@ export function wordsFor(lang: Language = SOURCE): Words {
   return {
     lang,
     t,
+    tile: (key, values) => translate(lang, key, values),
     upper: (key, values) => {
       const s = t(key, values).toLocaleUpperCase(lang);
       labels.add(s);

@@ -9,8 +9,9 @@ import { clampPage, dataFooter, gameName, pageCount } from './common.ts';
 import { enumName } from './names.ts';
 
 export const MEMBERS_PER_PAGE = 10;
-/** A club holds at most this many members in the game. */
-export const CLUB_SIZE = 30;
+import { CLUB_SIZE } from '../../render/catalogue.ts';
+
+export { CLUB_SIZE };
 
 const ROLE_ORDER = ['president', 'vicePresident', 'senior', 'member'] as const;
 

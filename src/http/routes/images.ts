@@ -1,6 +1,7 @@
 /**
  * GET /players/{tag}/image, /clubs/{tag}/image, /players/{tag}/chart, /clubs/{tag}/chart → image/png.
  */
+import { LANGUAGES, languageOf } from '../../i18n/index.ts';
 import { z } from 'zod';
 import type { FastifyRequest } from 'fastify';
 import type { ChartRange, Conditional, ImageResult } from '../../core/images.ts';
@@ -85,6 +86,20 @@ const quality = z
   .default('high')
   .meta({ description: 'Resolution: low (half size), medium (three quarters) or high (full size).' });
 
+/**
+ * The language of the picture's labels. Any text is accepted: a language the pictures do not speak
+ * (or a region of one they do, like es-MX) gets the nearest one, else English, never an error.
+ */
+const lang = z
+  .string()
+  .optional()
+  .transform((v) => languageOf(v))
+  .meta({
+    description:
+      `Language of the labels on the picture (default en-US): ${LANGUAGES.join(', ')}. Another language tag gets the nearest of ` +
+      'these (es-MX → es-419), else English. Names from the game (players, clubs, brawlers) are shown as they are.',
+  });
+
 const png = {
   schema: z.string().meta({ format: 'binary' }),
   contentType: 'image/png',
@@ -123,13 +138,13 @@ export default routeGroup('images', [
       'recorded history (6, 10, 13, 14) say on the picture when too little is recorded yet.',
     tags: ['Players'],
     params: { tag: tagParam },
-    query: { option: option(PLAYER_IMAGE_OPTIONS, 1), quality },
+    query: { option: option(PLAYER_IMAGE_OPTIONS, 1), quality, lang },
     // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
     cacheable: true,
     response: png,
     notFound: 'Player not found',
     handler: async ({ core, params, query, request }) =>
-      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(request))),
+      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(request), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -141,13 +156,13 @@ export default routeGroup('images', [
       'up; with too little history the picture says so.',
     tags: ['Players'],
     params: { tag: tagParam },
-    query: { option: option(PLAYER_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
+    query: { option: option(PLAYER_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to'), lang },
     // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
     cacheable: true,
     response: png,
     notFound: 'Player not found',
     handler: async ({ core, params, query, request }) =>
-      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(request))),
+      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(request), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -157,13 +172,13 @@ export default routeGroup('images', [
     description: `A picture of the club. Sizes at quality high: ${sizes(CLUB_IMAGE_OPTIONS)}.`,
     tags: ['Clubs'],
     params: { tag: tagParam },
-    query: { option: option(CLUB_IMAGE_OPTIONS, 2), quality },
+    query: { option: option(CLUB_IMAGE_OPTIONS, 2), quality, lang },
     // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
     cacheable: true,
     response: png,
     notFound: 'Club not found',
     handler: async ({ core, params, query, request }) =>
-      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(request))),
+      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(request), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -173,12 +188,12 @@ export default routeGroup('images', [
     description: 'A chart of what Starr Stats recorded about the club, 1200×675; with too little history the picture says so.',
     tags: ['Clubs'],
     params: { tag: tagParam },
-    query: { option: option(CLUB_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to') },
+    query: { option: option(CLUB_CHART_OPTIONS, 1), from: chartDate('from'), to: chartDate('to'), lang },
     // Caching and stale headers like the JSON it is drawn from (Age, X-Cache, Warning; ETag, 304).
     cacheable: true,
     response: png,
     notFound: 'Club not found',
     handler: async ({ core, params, query, request }) =>
-      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(request))),
+      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(request), query.lang)),
   }),
 ]);
