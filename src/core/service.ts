@@ -34,6 +34,7 @@ import type * as S from '../upstream/schemas.ts';
 import { parseTag } from '../upstream/tags.ts';
 import type { KeyvStores } from '../store/keyv.ts';
 import { Lru } from '../lib/lru.ts';
+import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { stamp, TieredCache, type CacheEntry } from './cache.ts';
 import { SingleFlight } from './singleflight.ts';
 import type { Fetched, FetchedSource, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
@@ -83,6 +84,8 @@ export interface StatsServiceOptions {
   staleWaitMs?: number;
   /** how long a user's read without a copy lets upstream take, retries included (default 2500) */
   interactiveBudgetMs?: number;
+  /** when the two waits above end: the wall clock by default; tests fire them themselves */
+  schedule?: Schedule;
 }
 
 export interface CoreStats {
@@ -166,6 +169,7 @@ export class StatsService implements UpstreamReads {
   private readonly refreshes = new SingleFlight<Fetched<unknown>>();
   private readonly staleWaitMs: number;
   private readonly interactiveBudgetMs: number;
+  private readonly schedule: Schedule;
   private readonly ttlMs: Record<Resource, number>;
   private readonly retainMs: number;
   private readonly now: () => number;
@@ -192,6 +196,7 @@ export class StatsService implements UpstreamReads {
     this.retainMs = 1000 * (opts.retainSeconds ?? 86_400);
     this.staleWaitMs = opts.staleWaitMs ?? STALE_WAIT_MS;
     this.interactiveBudgetMs = opts.interactiveBudgetMs ?? INTERACTIVE_BUDGET_MS;
+    this.schedule = opts.schedule ?? wallClockSchedule;
     this.cache = new TieredCache({ store: opts.cache, memoryBytes: opts.memoryBytes ?? 32 * 1024 * 1024, retainMs: this.retainMs, logger: opts.logger });
     this.readCounter = opts.metrics?.counter('starr_core_reads_total', 'Reads of the service core by resource and where the answer came from');
     this.callCounter = opts.metrics?.counter('starr_core_upstream_calls_total', 'Upstream calls made by the service core by resource and result');
@@ -411,7 +416,8 @@ export class StatsService implements UpstreamReads {
   private inTime<T>(spec: Spec<T>, refreshing: Promise<Fetched<unknown>>, stored: CacheEntry | undefined): Promise<Fetched<unknown>> {
     const copy = stored && !stored.missing && this.now() - stored.fetchedAt <= this.retainMs ? stored : undefined;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
+      const cancel = this.schedule(
+        copy ? this.staleWaitMs : this.interactiveBudgetMs,
         () => {
           if (copy) {
             this.counts.staleServed++;
@@ -422,15 +428,14 @@ export class StatsService implements UpstreamReads {
             reject(new UnavailableError(`The game's API did not answer within ${this.interactiveBudgetMs} ms`, 0, 'timeout'));
           }
         },
-        copy ? this.staleWaitMs : this.interactiveBudgetMs,
       );
       refreshing.then(
         (f) => {
-          clearTimeout(timer);
+          cancel();
           resolve(f);
         },
         (e: unknown) => {
-          clearTimeout(timer);
+          cancel();
           reject(e);
         },
       );
