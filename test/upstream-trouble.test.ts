@@ -44,6 +44,12 @@ afterAll(async () => {
 
 let nextPlayer = 0;
 const newTag = () => encodeURIComponent(w.sim.world.playerTag(nextPlayer++));
+/**
+ * Until the refreshes that outlived their reads have landed. A hang guard, not a speed check:
+ * vi.waitFor's default 1 s is shorter than a refresh's real back-offs take on a busy machine.
+ */
+const refreshesDone = () => vi.waitFor(() => expect(w.stats.stats().refreshing).toBe(0), { timeout: 60_000 });
+
 /** requests of the official paths that reached the simulated world so far */
 const reached = () => w.sim.faults.requests;
 
@@ -104,7 +110,7 @@ describe('a user reading while upstream fails', () => {
     const stale = await http.get(`/players/${tag}`);
     expectStale(stale, 121, [c.reason, 'slow']);
     expect(stale.text).toBe(body);
-    await vi.waitFor(() => expect(w.stats.stats().refreshing).toBe(0));
+    await refreshesDone();
     expect(reached() - before).toBe(c.attempts);
 
     // the failure is remembered for a while: the next readers get the copy without asking again
@@ -167,7 +173,7 @@ describe('a user reading while upstream fails', () => {
 
     // upstream answers at last: the refresh lands, and the next read is fresh without asking again
     w.sim.faults.set({ hang: false });
-    await vi.waitFor(() => expect(w.stats.stats().refreshing).toBe(0));
+    await refreshesDone();
     const settled = reached();
     const next = await http.get(`/players/${tag}`);
     expect(next.status).toBe(200);
@@ -197,7 +203,7 @@ describe('a user reading while upstream fails', () => {
     const { tag } = await cachedThenOutdated();
     w.sim.faults.set({ errorRate: 1 });
     expectStale(await http.get(`/players/${tag}`), 121, ['unavailable', 'slow']);
-    await vi.waitFor(() => expect(w.stats.stats().refreshing).toBe(0));
+    await refreshesDone();
     w.sim.faults.reset();
     w.clock.advance(11_000);
     const before = reached();
