@@ -24,6 +24,7 @@ import { DEFER_AFTER_MS } from '../src/bot/router.ts';
 import { startWorld } from '../test/support/world.ts';
 import { startBotHarness } from '../test/support/fake-discord-bot.ts';
 import type { InteractionRecord } from '../test/support/fake-discord.ts';
+import { describeLatencies, pool } from './support/stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,30 +42,8 @@ const IMAGES = Number(values.images);
 const CONCURRENCY = Number(values.concurrency);
 const SERVERS = Number(values.servers);
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
-function describe(ms: number[]): string {
-  const s = [...ms].sort((a, b) => a - b);
-  const f = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(1)} ms`);
-  return `p50 ${f(percentile(s, 50))}  p99 ${f(percentile(s, 99))}  max ${f(s.at(-1)!)}  (n=${s.length})`;
-}
 
-/** Runs `jobs` with at most `n` at a time. */
-async function pool<T>(jobs: (() => Promise<T>)[], n: number): Promise<T[]> {
-  const out: T[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < jobs.length) {
-        const i = next++;
-        out[i] = await jobs[i]!();
-      }
-    }),
-  );
-  return out;
-}
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
@@ -196,17 +175,17 @@ async function main(): Promise<void> {
   const after = process.memoryUsage();
 
   console.log('Starr Stats bot, HTTP interactions endpoint (signed requests, service HTTP server, simulated world)');
-  console.log(`first response, warm cache (${CONCURRENCY} at a time, locale varying over ${LANGUAGES.length} languages): ${describe(warm.map((r) => r.first))}   target p99 ≤ 250 ms`);
-  console.log(`first response, warm cache (one at a time):       ${describe(one.map((r) => r.first))}`);
+  console.log(`first response, warm cache (${CONCURRENCY} at a time, locale varying over ${LANGUAGES.length} languages): ${describeLatencies(warm.map((r) => r.first))}   target p99 ≤ 250 ms`);
+  console.log(`first response, warm cache (one at a time):       ${describeLatencies(one.map((r) => r.first))}`);
   if (cold.length > 0) {
     console.log(`first response, cold start (${cold.length} fresh processes):`);
     for (const [k, [label]] of COLD_SEQUENCE.entries()) {
-      console.log(`  ${`${label}:`.padEnd(48)} ${describe(cold.map((run) => run[k]!.first))}   full reply ${describe(cold.map((run) => run[k]!.full))}`);
+      console.log(`  ${`${label}:`.padEnd(48)} ${describeLatencies(cold.map((run) => run[k]!.first))}   full reply ${describeLatencies(cold.map((run) => run[k]!.full))}`);
     }
-    console.log(`  ${'all of them:'.padEnd(48)} ${describe(cold.flatMap((run) => run.map((r) => r.first)))}   target p99 ≤ 250 ms`);
+    console.log(`  ${'all of them:'.padEnd(48)} ${describeLatencies(cold.flatMap((run) => run.map((r) => r.first)))}   target p99 ≤ 250 ms`);
   }
-  console.log(`full reply with image, 150 ms upstream, cold cache:  ${describe(withImage.map((r) => r.full))}   target p99 ≤ 1.5 s`);
-  console.log(`  first response of those:                           ${describe(withImage.map((r) => r.first))}`);
+  console.log(`full reply with image, 150 ms upstream, cold cache:  ${describeLatencies(withImage.map((r) => r.full))}   target p99 ≤ 1.5 s`);
+  console.log(`  first response of those:                           ${describeLatencies(withImage.map((r) => r.first))}`);
   console.log(
     `RSS with ${SERVERS.toLocaleString('en-US')} servers' settings loaded: ${mb(after.rss)} ` +
       `(heap ${mb(after.heapUsed)}; loading them added ${mb(after.rss - before.rss)} RSS, ${mb(after.heapUsed - before.heapUsed)} heap; ` +

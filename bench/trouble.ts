@@ -14,6 +14,7 @@ import { createHttpServer } from '../src/http/server.ts';
 import type { FaultConfig } from '../src/sim/index.ts';
 import { serve } from '../test/support/http.ts';
 import { startWorld } from '../test/support/world.ts';
+import { describeLatencies, pool } from './support/stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,29 +35,8 @@ const KINDS: [string, Partial<FaultConfig>][] = [
   ['429 with Retry-After: 3', { throttleRate: 1, retryAfterSeconds: 3 }],
 ];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
-function describe(ms: number[]): string {
-  const s = [...ms].sort((a, b) => a - b);
-  const f = (x: number) => (x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${x.toFixed(0)} ms`);
-  return `p50 ${f(percentile(s, 50))}  p99 ${f(percentile(s, 99))}  max ${f(s.at(-1)!)}`;
-}
 
-async function pool<T>(jobs: (() => Promise<T>)[], n: number): Promise<T[]> {
-  const out: T[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < jobs.length) {
-        const i = next++;
-        out[i] = await jobs[i]!();
-      }
-    }),
-  );
-  return out;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -87,8 +67,8 @@ async function main(): Promise<void> {
     const requests = world.sim.faults.requests - before;
     world.sim.faults.reset();
     console.log(`${name}:`);
-    console.log(`  with a last good copy:  ${describe(stale.map((r) => r.ms))}   ${stale.filter((r) => r.stale).length}/${stale.length} stale copies   target ≤ 1.5 s`);
-    console.log(`  with nothing cached:    ${describe(none.map((r) => r.ms))}   ${none.filter((r) => r.status === 503).length}/${none.length} answered 503   target ≤ 3 s`);
+    console.log(`  with a last good copy:  ${describeLatencies(stale.map((r) => r.ms))}   ${stale.filter((r) => r.stale).length}/${stale.length} stale copies   target ≤ 1.5 s`);
+    console.log(`  with nothing cached:    ${describeLatencies(none.map((r) => r.ms))}   ${none.filter((r) => r.status === 503).length}/${none.length} answered 503   target ≤ 3 s`);
     console.log(`  requests that reached the game's API: ${requests}`);
     // let background refreshes end before the next kind
     while (world.stats.stats().refreshing > 0) await sleep(50);
