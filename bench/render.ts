@@ -39,7 +39,7 @@ for (const o of optionsOf(CLUB_CHART_OPTIONS)) await take(`club chart ${o}`, ser
 const thousand = Array.from({ length: 1000 }, (_, i) => ({ t: T0 - (1000 - i) * 3_600_000, v: 60_000 + Math.round(4000 * Math.sin(i / 40) + i * 3) }));
 cases.push({
   name: 'player chart 1 (1,000 points)',
-  job: { kind: 'playerChart', option: 1, quality: 'high', input: { name: 'Bench', tag: '#2PP0GQ9LU', from: thousand[0]!.t, to: T0, series: [{ label: 'Trophies', points: thousand }] } },
+  job: { kind: 'playerChart', option: 1, quality: 'high', input: { name: 'Bench', tag: '#2PP0GQ9LU', from: thousand[0]!.t, to: T0, series: [{ label: 'trophies', points: thousand }] } },
 });
 
 const pct = (xs: number[], p: number) => {

@@ -80,19 +80,19 @@ describe('a chart without enough history', () => {
   const day = (d: number, v: number) => ({ t: Date.UTC(2026, 8, d), v });
   it('counts days with battles on bar charts, points on line charts', () => {
     const activity = PLAYER_CHART_OPTIONS[2];
-    const quiet = [{ label: 'Battles', points: Array.from({ length: 30 }, (_, i) => day(i + 1, 0)) }];
+    const quiet = [{ label: 'battles' as const, points: Array.from({ length: 30 }, (_, i) => day(i + 1, 0)) }];
     expect(recordedPoints(activity, quiet)).toBe(0);
     expect(shortageText(activity, quiet)).toMatch(/^Starr Stats has recorded no battles in this period\./);
-    const one = [{ label: 'Battles', points: quiet[0]!.points.map((p, i) => (i === 4 ? { ...p, v: 3 } : p)) }];
+    const one = [{ label: 'battles' as const, points: quiet[0]!.points.map((p, i) => (i === 4 ? { ...p, v: 3 } : p)) }];
     expect(recordedPoints(activity, one)).toBe(1);
     expect(shortageText(activity, one)).toBeNull();
     const trophies = PLAYER_CHART_OPTIONS[1];
     expect(shortageText(trophies, [])).toMatch(/recorded nothing for this chart/);
     expect(shortageText(trophies, [], wordsFor("ru"))).toMatch(/^Starr Stats ничего не записал/);
-    expect(shortageText(trophies, [{ label: 'Trophies', points: [day(1, 0)] }])).toBe(
+    expect(shortageText(trophies, [{ label: 'trophies' as const, points: [day(1, 0)] }])).toBe(
       'Only 1 recorded point in this period; a chart needs at least 2. Check back after the next recordings.',
     );
-    expect(shortageText(trophies, [{ label: 'Trophies', points: [day(1, 0), day(2, 0)] }])).toBeNull();
+    expect(shortageText(trophies, [{ label: 'trophies' as const, points: [day(1, 0), day(2, 0)] }])).toBeNull();
   });
 });
 
@@ -133,7 +133,7 @@ describe('ImageService', () => {
 
   it('keys pictures by everything they show', () => {
     const base: RenderJob = { kind: 'clubChart', option: 1, quality: 'high', input: { name: 'A', tag: '#2', from: 0, to: 1, series: [] } };
-    const moved: RenderJob = { ...base, input: { ...base.input, series: [{ label: 'x', points: [{ t: 0, v: 1 }] }] } };
+    const moved: RenderJob = { ...base, input: { ...base.input, series: [{ label: 'trophies', points: [{ t: 0, v: 1 }] }] } };
     expect(jobKey(base)).toBe(jobKey(structuredClone(base)));
     expect(jobKey(moved)).not.toBe(jobKey(base));
     expect(jobKey({ ...base, quality: 'low' })).not.toBe(jobKey(base));

@@ -5,7 +5,7 @@
  * feeds them what was recorded.
  */
 import { battlesPer, brawlerRecordsOf, cumulativeWins, type BattleOutcome } from '../render/measures.ts';
-import type { ChartSeries, Point, SeasonBaseline } from '../render/types.ts';
+import type { ChartSeries, Point, SeasonBaseline, SeriesLabel } from '../render/types.ts';
 import { items } from '../store/snapshot.ts';
 import type { HistoryService, PlayerMetric } from './history.ts';
 import type { ImageRecords } from './images.ts';
@@ -26,7 +26,7 @@ async function outcomes(history: HistoryService, tag: string, untilMs?: number):
 }
 
 export function historyRecords(history: HistoryService): ImageRecords {
-  const line = async (tag: string, metric: PlayerMetric, label: string, from: number, to: number): Promise<ChartSeries> => ({
+  const line = async (tag: string, metric: PlayerMetric, label: SeriesLabel, from: number, to: number): Promise<ChartSeries> => ({
     label,
     points: await history.series('player', tag, metric, from, to),
   });
@@ -44,24 +44,24 @@ export function historyRecords(history: HistoryService): ImageRecords {
       switch (metric) {
         case 'battlesPerDay':
         case 'battlesPerMonth':
-          return [{ label: 'Battles', points: battlesPer(await outcomes(history, tag), metric === 'battlesPerDay' ? 'day' : 'month', from, to) }];
+          return [{ label: 'battles', points: battlesPer(await outcomes(history, tag), metric === 'battlesPerDay' ? 'day' : 'month', from, to) }];
         case 'masteryWins':
-          return [{ label: 'Recorded victories', points: cumulativeWins(await outcomes(history, tag), from, to) }];
+          return [{ label: 'recordedVictories', points: cumulativeWins(await outcomes(history, tag), from, to) }];
         case 'records':
-          return [await line(tag, 'highestTrophies', 'Highest trophies', from, to), await line(tag, 'bestBrawlerHighest', 'Best brawler', from, to)];
+          return [await line(tag, 'highestTrophies', 'highestTrophies', from, to), await line(tag, 'bestBrawlerHighest', 'bestBrawler', from, to)];
         case 'fame':
-          return [await line(tag, 'fame', 'Fame', from, to)];
+          return [await line(tag, 'fame', 'fame', from, to)];
         case 'trophies':
-          return [await line(tag, 'trophies', 'Trophies', from, to)];
+          return [await line(tag, 'trophies', 'trophies', from, to)];
         case '3vs3Victories':
         case 'soloVictories':
         case 'duoVictories':
-          return [await line(tag, metric, 'Victories', from, to)];
+          return [await line(tag, metric, 'victories', from, to)];
       }
     },
 
     async clubSeries(tag, metric, from, to) {
-      const label = metric === 'trophies' ? 'Trophies' : metric === 'memberCount' ? 'Members' : 'Member victories';
+      const label: SeriesLabel = metric === 'trophies' ? 'trophies' : metric === 'memberCount' ? 'members' : 'memberVictories';
       return [{ label, points: await history.series('club', tag, metric, from, to) }];
     },
 

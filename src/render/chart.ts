@@ -83,7 +83,8 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
   const padding = { left: area.x, top: area.y, right: W - area.x - area.w, bottom: H - area.y - area.h };
   // ticks are numbers and dates; legends are series labels: the fonts those characters need
   const sampleDates = `${words.date(from, 'dayMonth')} ${words.date(from, 'shortMonthYear')}`;
-  const tickFont = { family: fontFamily(`${series.map((s) => s.label).join(' ')} ${sampleDates} 0123456789.,:-`), size: 16 };
+  const names = series.map((s) => words.t(`pic.series.${s.label}`));
+  const tickFont = { family: fontFamily(`${names.join(' ')} ${sampleDates} 0123456789.,:-`), size: 16 };
   const grid = { color: 'rgba(255,255,255,0.10)', tickColor: 'rgba(255,255,255,0.10)' };
   const yTicks = { color: THEME.muted, font: tickFont, callback: (v: unknown) => fmtCompact(Number(v)), maxTicksLimit: 7 };
   const common = {
@@ -112,7 +113,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
         labels: main.map((p) => (monthly ? words.date(p.t, 'shortMonthYear') : timeLabel(p.t, Math.max(span, 3 * DAY), words))),
         datasets: [
           {
-            label: series[0]?.label ?? '',
+            label: names[0] ?? '',
             data: main.map((p) => p.v),
             backgroundColor: series[0]?.color ?? THEME.trophy,
             borderColor: THEME.outline,
@@ -157,7 +158,7 @@ function chartConfig(opt: ChartOption<string>, series: ChartSeries[], from: numb
         const color = s.color ?? PALETTE[i % PALETTE.length]!;
         return {
           yAxisID: i === 1 ? 'y1' : 'y',
-          label: s.label,
+          label: names[i]!,
           data: s.points.map((p) => ({ x: p.t, y: p.v })),
           borderColor: color,
           backgroundColor: i === 0 ? `${color}26` : 'transparent',

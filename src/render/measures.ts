@@ -84,25 +84,30 @@ export function rankColor(rank: number, maxRank: number): string {
 
 // ------------------------------------------------------------------ mastery (historic)
 
+/** The tiers the game had, by recorded victories; a picture names them in its language (pic.mastery.*). */
 export const MASTERY_TIERS = [
-  { wins: 5, name: 'Bronze I' },
-  { wins: 10, name: 'Bronze II' },
-  { wins: 20, name: 'Bronze III' },
-  { wins: 35, name: 'Silver I' },
-  { wins: 50, name: 'Silver II' },
-  { wins: 75, name: 'Silver III' },
-  { wins: 100, name: 'Gold I' },
-  { wins: 150, name: 'Gold II' },
-  { wins: 250, name: 'Gold III' },
+  { wins: 5, family: 'bronze', level: 'I' },
+  { wins: 10, family: 'bronze', level: 'II' },
+  { wins: 20, family: 'bronze', level: 'III' },
+  { wins: 35, family: 'silver', level: 'I' },
+  { wins: 50, family: 'silver', level: 'II' },
+  { wins: 75, family: 'silver', level: 'III' },
+  { wins: 100, family: 'gold', level: 'I' },
+  { wins: 150, family: 'gold', level: 'II' },
+  { wins: 250, family: 'gold', level: 'III' },
 ] as const;
 
-const TIER_COLORS = { Bronze: '#d08a4e', Silver: '#cfd8e6', Gold: '#ffd83b' } as const;
+export type MasteryFamily = (typeof MASTERY_TIERS)[number]['family'];
+
+const TIER_COLORS: Record<MasteryFamily, string> = { bronze: '#d08a4e', silver: '#cfd8e6', gold: '#ffd83b' };
 
 export interface Mastery {
   wins: number;
   /** index into MASTERY_TIERS, -1 below the first tier */
   tier: number;
-  tierName: string;
+  /** the tier's metal and step ("bronze", "II"), null below the first tier */
+  family: MasteryFamily | null;
+  level: string | null;
   color: string;
   /** progress 0..1 towards the next tier (1 at the top) */
   progress: number;
@@ -114,15 +119,15 @@ export function masteryOf(wins: number): Mastery {
   MASTERY_TIERS.forEach((t, i) => {
     if (wins >= t.wins) tier = i;
   });
-  const cur = tier >= 0 ? MASTERY_TIERS[tier]!.wins : 0;
+  const reached = tier >= 0 ? MASTERY_TIERS[tier]! : null;
+  const cur = reached?.wins ?? 0;
   const next = MASTERY_TIERS[tier + 1]?.wins ?? null;
-  const name = tier >= 0 ? MASTERY_TIERS[tier]!.name : 'Unranked';
-  const family = name.split(' ')[0] as keyof typeof TIER_COLORS;
   return {
     wins,
     tier,
-    tierName: name,
-    color: TIER_COLORS[family] ?? '#8c93b8',
+    family: reached?.family ?? null,
+    level: reached?.level ?? null,
+    color: reached ? TIER_COLORS[reached.family] : '#8c93b8',
     progress: next === null ? 1 : (wins - cur) / (next - cur),
     nextAt: next,
   };

@@ -325,9 +325,9 @@ export function renderMastery(input: PlayerImageInput, quality: Quality, words: 
     .sort((a, b) => b.m.wins - a.m.wins || a.r.id - b.r.id)
     .map<ListItem>(({ r, m }) => ({
       brawler: { id: r.id, name: r.name },
-      value: m.tierName,
+      value: m.family ? words.tile(`pic.mastery.${m.family}`, { level: m.level ?? '' }) : words.tile('pic.mastery.unranked'),
       valueColor: m.color,
-      badge: m.tier >= 0 ? { text: m.tierName.split(' ')[1] ?? '', color: m.color } : undefined,
+      badge: m.level ? { text: m.level, color: m.color } : undefined,
       ratio: m.progress,
       barColor: m.color,
       secondary: m.nextAt === null ? words.tile('pic.grid.winsTop', { wins: fmt(m.wins) }) : words.tile('pic.grid.winsOf', { wins: fmt(m.wins), next: fmt(m.nextAt) }),

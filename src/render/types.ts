@@ -47,8 +47,20 @@ export interface ClubImageInput {
   art?: Record<string, Uint8Array>;
 }
 
+/** What a series shows; a picture names it in its language (pic.series.*). */
+export type SeriesLabel =
+  | 'trophies'
+  | 'highestTrophies'
+  | 'bestBrawler'
+  | 'fame'
+  | 'victories'
+  | 'battles'
+  | 'recordedVictories'
+  | 'members'
+  | 'memberVictories';
+
 export interface ChartSeries {
-  label: string;
+  label: SeriesLabel;
   points: Point[];
   color?: string;
 }
