@@ -61,6 +61,11 @@ const commands = new CommandSet([
     },
   }),
   defineCommand({
+    definition: { name: 'count', description: 'a bounded number', options: [{ type: 4, name: 'n', description: 'how many' }] },
+    args: z.object({ n: z.number().int().min(1) }),
+    run: async (a) => ({ content: `${a.n}` }),
+  }),
+  defineCommand({
     definition: { name: 'boom', description: 'a bug' },
     args: z.object({}),
     run: async () => {
@@ -269,6 +274,21 @@ describe('router', () => {
     await givenUp;
     expect(late.calls).toEqual(['autocomplete']);
     expect(late.choices).toEqual([]);
+  });
+
+  it("explains options that do not validate in the member's language, zod's words included", async () => {
+    const asked = (locale: string) => ({ ...incoming('count', [{ type: 4, name: 'n', value: 0 }]), locale });
+    const en = new LocalResponder();
+    await router.handle(asked('en-US'), en);
+    const de = new LocalResponder();
+    await router.handle(asked('de'), de);
+    const enEmbed = en.last!.body.embeds[0]!;
+    const deEmbed = de.last!.body.embeds[0]!;
+    expect(enEmbed.title).toBe('Check the options');
+    expect(deEmbed.title).not.toBe(enEmbed.title);
+    expect(JSON.stringify(enEmbed)).toContain('Too small');
+    expect(JSON.stringify(deEmbed)).toContain('Zu klein');
+    expect(JSON.stringify(deEmbed)).not.toContain('Too small');
   });
 
   it('says so for an unknown command or an expired button', async () => {

@@ -21,7 +21,7 @@ import { InvalidTagError } from '../upstream/tags.ts';
 import { flattenOptions, type Choice, type CommandContext, type CommandModule } from './command.ts';
 import { UserError, errorView } from './errors.ts';
 import { format } from './format.ts';
-import { warmLanguages } from '../i18n/index.ts';
+import { validationErrors, warmLanguages } from '../i18n/index.ts';
 import { LIMITS } from './limits.ts';
 import { truncate } from './fit.ts';
 import { renderView, type RenderedMessage } from './render.ts';
@@ -218,7 +218,7 @@ export class Router {
   }
 
   private async run(i: Incoming, ctx: CommandContext, mod: CommandModule<unknown>, raw: Record<string, Scalar>): Promise<ReplyView> {
-    const parsed = mod.args.safeParse(raw);
+    const parsed = mod.args.safeParse(raw, { error: validationErrors(ctx.fmt.lang) });
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       throw new UserError('error.badOptions', { option: first?.path.join('.') || '—', problem: first?.message ?? '' });
