@@ -105,9 +105,10 @@ CREATE INDEX ${entity}_words_trgm ON ${entity} USING gin (words gin_trgm_ops);
  *   was full: a new entry in each of its five indexes (tag, id, folded and both trigram indexes),
  *   58 B per poll. None of those columns changed, so with room left on the page PostgreSQL updates
  *   in place (HOT) and adds no index entry; the same for the counters of the daily aggregates;
- * - newest states (3.8 KB, already deflated) went to TOAST: four chunks with an index entry each,
+ * - newest states (3.8 KB, already deflated) went to TOAST: chunks of about 2 KB, an index entry each,
  *   and a replaced state left its chunks behind until vacuum. Kept in the row instead.
- * With these, 256 B per player per poll (same run, a quiet machine, 2026-11-23).
+ * With these, 338 B per player per poll counted the same way, 256 B counted from the second round
+ * (bench:history now does: the first replacement of each state is a cost per player), quiet machine.
  */
 const V2 = `
 DROP INDEX battle_t;
