@@ -145,6 +145,20 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       await db.exec(V2);
     },
   },
+  {
+    version: 3,
+    description: 'players and clubs in ranking order, for name searches matching many names',
+    async up(db: SqlDb) {
+      // A common prefix ("[top", a clan tag: 53,570 of 1,000,000 names) read through the B-tree or
+      // the trigram index and sorted by trophies cost 70-90 ms (EXPLAIN ANALYZE); read in ranking
+      // order and filtered it costs 0.2-1 ms. Rare patterns keep their plans: with statistics the
+      // planner takes this index only when matches are dense enough to find a page of them early.
+      await db.exec(`
+CREATE INDEX player_rank ON player ((LEAST(GREATEST(COALESCE(trophies, 0), 0), 33554431)) DESC, id);
+CREATE INDEX club_rank ON club ((LEAST(GREATEST(COALESCE(trophies, 0), 0), 33554431)) DESC, id);
+`);
+    },
+  },
 ];
 
 /**
