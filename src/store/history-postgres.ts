@@ -11,7 +11,7 @@
 import type { HistoryBackend } from './history-backend.ts';
 import { migrate } from './history-schema.ts';
 import { ensureTrigram, pgSchemaLock, PG_MIGRATIONS } from './history-schema-pg.ts';
-import { SEARCH_TOTAL_CAP, toSearchRow, type RawEntityRow, type SearchHit, type SearchPage } from './history-search.ts';
+import { rankByClass, SEARCH_TOTAL_CAP, toSearchRow, type RawEntityRow, type SearchHit, type SearchPage } from './history-search.ts';
 import type { EntityKind } from './history-snapshots.ts';
 import { Postgres, type PostgresOptions } from './postgres.ts';
 import { foldName, SUBSTRING_MIN_CHARS, words, type MatchClass } from './search-fold.ts';
@@ -45,26 +45,13 @@ export async function searchPostgres(db: Postgres, kind: EntityKind, name: strin
   if (word) classes.push({ cls: 2, where: 'words LIKE ?', params: [word] });
   if (substring) classes.push({ cls: 3, where: 'folded LIKE ?', params: [substring] });
 
-  const need = offset + limit;
-  const ranked: { id: number; cls: MatchClass }[] = [];
-  const seen = new Set<number>();
-  let exhausted = true;
-  for (const c of classes) {
-    if (ranked.length >= need) {
-      exhausted = false;
-      break;
-    }
-    // Earlier classes are (nearly) subsets of later ones: ask for enough to skip them all.
-    const want = need - ranked.length + seen.size;
-    const rows = await db.all<{ id: number }>(`SELECT id FROM ${kind} WHERE ${c.where} ORDER BY ${RANK} LIMIT ?`, [...c.params, want]);
-    for (const r of rows) {
-      if (seen.has(r.id)) continue;
-      seen.add(r.id);
-      if (ranked.length < need) ranked.push({ id: r.id, cls: c.cls });
-      else exhausted = false;
-    }
-    if (rows.length === want) exhausted = false;
-  }
+  const { ranked, exhausted } = await rankByClass(
+    classes.map((c) => ({
+      cls: c.cls,
+      keys: async (want) => (await db.all<{ id: number }>(`SELECT id FROM ${kind} WHERE ${c.where} ORDER BY ${RANK} LIMIT ?`, [...c.params, want])).map((r) => r.id),
+    })),
+    offset + limit,
+  );
   let total = ranked.length;
   if (!exhausted) {
     // Every match starts with q, or has q's words, or (3+ characters) contains q.
@@ -78,11 +65,11 @@ export async function searchPostgres(db: Postgres, kind: EntityKind, name: strin
   }
   const page = ranked.slice(offset, offset + limit);
   if (page.length === 0) return { items: [], total };
-  const rows = await db.all<RawEntityRow>(`SELECT ${COLUMNS[kind]} FROM ${kind} WHERE id IN (${marks(page.length)})`, page.map((p) => p.id));
+  const rows = await db.all<RawEntityRow>(`SELECT ${COLUMNS[kind]} FROM ${kind} WHERE id IN (${marks(page.length)})`, page.map((p) => p.key));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const items: SearchHit[] = [];
   for (const p of page) {
-    const r = byId.get(p.id);
+    const r = byId.get(p.key);
     if (r) items.push({ ...toSearchRow(r), match: p.cls });
   }
   return { items, total };

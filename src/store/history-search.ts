@@ -76,6 +76,41 @@ const ID_MOD = 2 ** RANK_ID_BITS;
 /** Prefix ranges narrower than this are read from the B-tree and sorted. */
 const NARROW_PREFIX = 1000;
 
+/** One ranking class of a name search: which class, and its matches' keys best-first, `want` at most. */
+export interface ClassQuery {
+  cls: MatchClass;
+  keys(want: number): Promise<number[]>;
+}
+
+/**
+ * The ranking rule of name search, the same on every backend: classes best first (exact, prefix,
+ * word, substring), a match counted in the first class that finds it, each class asked for just
+ * enough rows to fill `need` past what earlier classes gave. `exhausted`: every match was seen, so
+ * the total is `ranked.length` and needs no count.
+ */
+export async function rankByClass(classes: ClassQuery[], need: number): Promise<{ ranked: { key: number; cls: MatchClass }[]; exhausted: boolean }> {
+  const ranked: { key: number; cls: MatchClass }[] = [];
+  const seen = new Set<number>();
+  let exhausted = true;
+  for (const c of classes) {
+    if (ranked.length >= need) {
+      exhausted = false;
+      break;
+    }
+    // Earlier classes are (nearly) subsets of later ones: ask for enough to skip them all.
+    const want = need - ranked.length + seen.size;
+    const keys = await c.keys(want);
+    for (const k of keys) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      if (ranked.length < need) ranked.push({ key: k, cls: c.cls });
+      else exhausted = false;
+    }
+    if (keys.length === want) exhausted = false;
+  }
+  return { ranked, exhausted };
+}
+
 export async function searchNames(
   db: SqlDb,
   kind: 'player' | 'club',
@@ -111,26 +146,10 @@ export async function searchNames(
   if (ws.length > 0) classes.push({ cls: 2, sql: fts(wordsTable), params: [`${ftsPhrase(ws.join(' '))}*`] });
   if (long) classes.push({ cls: 3, sql: fts(sub), params: [ftsPhrase(q)] });
 
-  const need = offset + limit;
-  const ranked: { key: number; cls: MatchClass }[] = [];
-  const seen = new Set<number>();
-  let exhausted = true;
-  for (const c of classes) {
-    if (ranked.length >= need) {
-      exhausted = false;
-      break;
-    }
-    // Earlier classes are (nearly) subsets of later ones: ask for enough to skip them all.
-    const want = need - ranked.length + seen.size;
-    const rows = await db.all<{ k: number }>(c.sql, [...c.params, want]);
-    for (const r of rows) {
-      if (seen.has(r.k)) continue;
-      seen.add(r.k);
-      if (ranked.length < need) ranked.push({ key: r.k, cls: c.cls });
-      else exhausted = false;
-    }
-    if (rows.length === want) exhausted = false;
-  }
+  const { ranked, exhausted } = await rankByClass(
+    classes.map((c) => ({ cls: c.cls, keys: async (want) => (await db.all<{ k: number }>(c.sql, [...c.params, want])).map((r) => r.k) })),
+    offset + limit,
+  );
   let total = ranked.length;
   if (!exhausted) {
     // Every match is a substring match (q of 3+ characters) or a prefix match, or a word match.
