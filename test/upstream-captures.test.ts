@@ -17,8 +17,6 @@
  * with its reason otherwise.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -36,6 +34,7 @@ import { UpstreamClient } from '../src/upstream/client.ts';
 import { AccessDeniedError } from '../src/upstream/errors.ts';
 import { parseApiTime } from '../src/upstream/schemas.ts';
 import { CAPTURES_DIR, captureTime, loadCaptures, startCaptureServer, type CaptureServer, type Captures } from './support/captures.ts';
+import { serve, type HttpClient } from './support/http.ts';
 
 const captures = loadCaptures();
 const MIN = 60_000;
@@ -142,7 +141,7 @@ if (!captures) {
     } else {
       // The reporter shows a skipped test's name only in verbose mode: say it on stderr too.
       console.warn(`upstream-captures: ${reason}; the contract test over real API bodies is skipped`);
-      it.skip(`skipped: ${reason} (on CI, with CI=true, this fails instead)`, () => {});
+      it('needs the captures folder (on CI, with CI=true, its absence fails instead)', (ctx) => ctx.skip(reason));
     }
   });
 } else {
@@ -155,29 +154,14 @@ if (!captures) {
     const clock = () => now;
     let opened: OpenCore;
     let history: HistoryService;
-    let base = '';
-    let closeHttp: () => Promise<void>;
+    let http: HttpClient;
     let key = '';
     /** when each capture was served to the service (virtual time) */
     const servedAt = new Map<string, number>();
     /** /brawlers requests history made by itself when it met the Buzz Lightyear battle */
     let refreshesOnBuzz = -1;
 
-    const get = (path: string) =>
-      new Promise<{ status: number; type: string; body: Buffer; json(): any }>((resolve, reject) => {
-        const u = new URL(base);
-        const req = request({ host: u.hostname, port: u.port, path }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (b: Buffer) => chunks.push(b));
-          res.on('end', () => {
-            const body = Buffer.concat(chunks);
-            resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body, json: () => JSON.parse(body.toString('utf8')) });
-          });
-          res.on('error', reject);
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const get = (path: string) => http.get(path);
 
     beforeAll(async () => {
       server = await startCaptureServer(c);
@@ -195,15 +179,12 @@ if (!captures) {
       opened = await openCore(config, { logger: silentLogger, now: clock, scrypt: { N: 1024, r: 8, p: 1 }, renderWorkers: 1 });
       history = opened.history;
       const keys = opened.keys;
-      const app = createHttpServer(opened.core, { now: clock });
-      await app.listen({ port: 0, host: '127.0.0.1' });
-      base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-      closeHttp = () => app.close();
+      http = await serve(createHttpServer(opened.core, { now: clock }));
       key = (await keys.issue({ email: 'captures@example.com', password: 'password1', ip: '127.0.0.1' })).key;
     });
 
     afterAll(async () => {
-      await closeHttp?.();
+      await http?.close();
       await opened?.close();
       await server?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
@@ -393,7 +374,7 @@ if (!captures) {
       const bad: string[] = [];
       for (const [path, size] of jobs) {
         const r = await get(path);
-        if (r.status !== 200 || r.type !== 'image/png') {
+        if (r.status !== 200 || r.headers['content-type'] !== 'image/png') {
           bad.push(`${path}: ${r.status} ${r.body.toString('utf8').slice(0, 120)}`);
           continue;
         }

@@ -11,6 +11,8 @@ export interface HttpAnswer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** the body's bytes (pictures) */
+  body: Buffer;
   /** the body parsed as JSON (throws when it is not JSON) */
   json(): any;
 }
@@ -35,8 +37,9 @@ export async function serve(app: FastifyInstance): Promise<HttpClient> {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body, json: () => JSON.parse(text) });
         });
         res.on('error', reject);
       });
