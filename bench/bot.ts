@@ -12,9 +12,14 @@
  * - full reply with an image (until the multipart PATCH of @original has landed) with 150 ms of
  *   upstream latency and a cold cache, p50/p99 (target p99 ≤ 1.5 s);
  * - resident memory with 1,000 servers' settings loaded (each with a sealed key, two boards and
- *   twenty linked members).
+ *   twenty linked members);
+ * - club feeds of 1,000 clubs (100 servers × 10 feeds, over the gateway): per poll cycle of the
+ *   clubs (30 minutes of virtual time), the time the delivery run takes, the REST calls it makes
+ *   and the changes it posts, and the memory the feeds add (`--part feeds` runs only this).
+ * - automatic roles: role sync for 1,000 servers × 50 linked members, per poll cycle: time, REST
+ *   calls, members changed, memory (support/role-sync.ts; `--part roles` runs only this).
  *
- *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4 --cold-runs 5]
+ *   npm run bench:bot [-- --requests 400 --images 60 --concurrency 4 --cold-runs 5 --feeds 1000 --cycles 8 --part all|feeds|roles --role-servers 1000 --role-members 50]
  */
 import { LANGUAGES } from '../src/i18n/index.ts';
 import { execFile } from 'node:child_process';
@@ -25,6 +30,7 @@ import { startWorld } from '../test/support/world.ts';
 import { startBotHarness } from '../test/support/fake-discord-bot.ts';
 import type { InteractionRecord } from '../test/support/fake-discord.ts';
 import { describeLatencies, pool } from './support/stats.ts';
+import { roleSyncBench } from './support/role-sync.ts';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +39,11 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     servers: { type: 'string', default: '1000' },
     'cold-runs': { type: 'string', default: '5' },
+    feeds: { type: 'string', default: '1000' },
+    cycles: { type: 'string', default: '8' },
+    part: { type: 'string', default: 'all' },
+    'role-servers': { type: 'string', default: '1000' },
+    'role-members': { type: 'string', default: '50' },
     /** internal: run the cold sequence once in this (fresh) process and print it as JSON */
     'cold-child': { type: 'boolean', default: false },
   },
@@ -41,6 +52,8 @@ const REQUESTS = Number(values.requests);
 const IMAGES = Number(values.images);
 const CONCURRENCY = Number(values.concurrency);
 const SERVERS = Number(values.servers);
+const FEEDS = Number(values.feeds);
+const CYCLES = Number(values.cycles);
 
 
 
@@ -52,8 +65,8 @@ const COLD_SEQUENCE: [label: string, command: (player: string, club: string) => 
   ['first interaction (/player, its card)', (p) => `/player tag:${p}`],
   ['first brawlers picture', (p) => `/player tag:${p} view:brawlers`],
   ['first player chart', (p) => `/player tag:${p} view:charts`],
-  ['first club picture', (_, c) => `/club tag:${c}`],
-  ['first club chart', (_, c) => `/club tag:${c} view:trophies`],
+  ['first club picture', (_, c) => `/club show tag:${c}`],
+  ['first club chart', (_, c) => `/club show tag:${c} view:trophies`],
 ];
 
 type ColdFigures = { label: string; first: number; full: number }[];
@@ -93,6 +106,20 @@ async function coldRuns(runs: number): Promise<ColdFigures[]> {
   return results;
 }
 
+async function roles(): Promise<void> {
+  const servers = Number(values['role-servers']);
+  const members = Number(values['role-members']);
+  const r = await roleSyncBench(servers, members);
+  console.log(`automatic roles: ${servers.toLocaleString('en-US')} servers × ${members} linked members, 3 rules each (game data read into the cache first: ${(r.warmMs / 1000).toFixed(1)} s)`);
+  for (const c of r.cycles) {
+    console.log(
+      `  ${`${c.label}:`.padEnd(40)} ${(c.ms / 1000).toFixed(2)} s, ${c.calls.toLocaleString('en-US')} REST calls (≥ ${(c.calls / 50).toFixed(0)} s at Discord's 50 requests/s), ` +
+        `${c.changed.toLocaleString('en-US')} members changed, RSS ${c.rssMb.toFixed(0)} MB (heap ${c.heapMb.toFixed(0)} MB)`,
+    );
+  }
+  console.log(`  requests Discord refused: ${r.refused}`);
+}
+
 async function main(): Promise<void> {
   const cold = await coldRuns(Number(values['cold-runs']));
   const world = await startWorld({ players: 5000, clubs: 500, renderWorkers: 0, env: { RATE_LIMIT_FREE: '1000000' } });
@@ -110,7 +137,7 @@ async function main(): Promise<void> {
       case 2:
         return `/player tag:${t} view:battlelog`;
       case 3:
-        return `/club tag:${clubs[i % clubs.length]} view:members`;
+        return `/club show tag:${clubs[i % clubs.length]} view:members`;
       case 4:
         return '/ranking type:players';
       case 5:
@@ -118,7 +145,7 @@ async function main(): Promise<void> {
       case 6:
         return '/brawler name:shelly';
       default:
-        return `/club tag:${clubs[i % clubs.length]}`;
+        return `/club show tag:${clubs[i % clubs.length]}`;
     }
   };
 
@@ -160,7 +187,7 @@ async function main(): Promise<void> {
       s.country = 'DE';
       s.members = Array.from({ length: 20 }, (_, m) => String(800_000_000_000_000_000n + BigInt(m)));
       for (const b of ['a', 'b']) {
-        s.boards.push({ id: `${b}${id.slice(-6)}`, channelId: id, messageId: id, source: { kind: 'club', tag: clubs[0]! }, intervalMinutes: 30, createdBy: '1', createdAt: Date.now(), locale: 'en-US', failures: 0 });
+        s.boards.push({ id: `${b}${id.slice(-6)}`, channelId: id, messageId: id, source: { kind: 'club', tag: clubs[0]! }, intervalMinutes: 30, createdBy: '1', createdAt: Date.now(), locale: 'en-US', failures: 0, metric: 'trophies' });
       }
     });
   }
@@ -195,7 +222,72 @@ async function main(): Promise<void> {
 
   await h.close();
   await world.close();
+  await roles();
+}
+
+/**
+ * Club feeds of FEEDS clubs: the poller records the clubs every POLL_CLUB_MINUTES of virtual time,
+ * then one delivery run posts what changed. The poller's own cost is the worker's, not measured.
+ */
+async function feedBench(): Promise<void> {
+  const { Poller } = await import('../src/poller/index.ts');
+  const start = Date.UTC(2026, 5, 1);
+  const world = await startWorld({ startMs: start, players: FEEDS * 25, clubs: FEEDS, renderWorkers: 1, env: { RANKING_COUNTRIES: '' } });
+  const h = await startBotHarness(world.core, { now: world.now, config: { STARR_SECRET: 'bench-secret-value-1234' } });
+  const poller = new Poller({ stats: world.stats, history: world.history, config: world.config, clock: { now: world.now, sleep: async () => {} }, pinTopPlayers: 0, perTick: FEEDS * 2, concurrency: 16 });
+  const feeds = h.bot.services.feeds;
+  const perServer = 10;
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  for (let g = 0; g * perServer < FEEDS; g++) {
+    const guild = h.fake.addGuild({ name: `Feeds ${g}`, channels: [{ name: 'feed' }] });
+    const channel = h.fake.channel(guild, 'feed');
+    for (let i = g * perServer; i < Math.min(FEEDS, (g + 1) * perServer); i++) {
+      const tag = world.sim.world.clubTag(i);
+      const club = (await world.stats.club(tag)).data;
+      await feeds.create(guild.id, { channelId: channel.id, club: { tag, name: club.name }, events: ['join', 'leave', 'role', 'settings'], createdBy: '1', locale: 'en-US' }, { keyed: true, premium: true });
+    }
+  }
+  await world.history.flush();
+  const every = world.config.POLL_CLUB_MINUTES * 60_000;
+  const cycles: { ms: number; rest: number; messages: number; changes: number; failed: number }[] = [];
+  let peakHeap = 0;
+  for (let c = 0; c < CYCLES; c++) {
+    world.clock.advance(every);
+    await poller.runOnce();
+    await world.history.flush();
+    const requests = h.fake.requests.length;
+    const t0 = performance.now();
+    const r = await feeds.tick();
+    const ms = performance.now() - t0;
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    cycles.push({ ms, rest: h.fake.requests.length - requests, messages: r.messages, changes: r.changes, failed: r.failed });
+  }
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  const sum = (f: (x: (typeof cycles)[number]) => number) => cycles.reduce((a, x) => a + f(x), 0);
+  const sorted = cycles.map((x) => x.ms).sort((a, b) => a - b);
+  console.log(`club feeds: ${FEEDS.toLocaleString('en-US')} clubs (${Math.ceil(FEEDS / perServer)} servers × ${perServer}), ${CYCLES} poll cycles of ${world.config.POLL_CLUB_MINUTES} min (virtual time)`);
+  console.log(
+    `  delivery run per cycle: median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms, max ${sorted.at(-1)!.toFixed(0)} ms; ` +
+      `REST calls per cycle ${(sum((x) => x.rest) / CYCLES).toFixed(1)} (max ${Math.max(...cycles.map((x) => x.rest))}); ` +
+      `${(sum((x) => x.changes) / CYCLES).toFixed(1)} changes in ${(sum((x) => x.messages) / CYCLES).toFixed(1)} messages per cycle; ${sum((x) => x.failed)} failed`,
+  );
+  console.log(`  per cycle: ${cycles.map((x) => `${x.ms.toFixed(0)} ms/${x.rest} calls/${x.changes} changes`).join(', ')}`);
+  console.log(
+    `  memory: RSS ${mb(after.rss)} (feeds, their clubs' history and the run added ${mb(after.rss - before.rss)} RSS, ${mb(after.heapUsed - before.heapUsed)} heap after GC; ` +
+      `peak heap during runs ${mb(peakHeap)})${globalThis.gc ? '' : '   (run with --expose-gc for steadier memory figures)'}`,
+  );
+  console.log(`  requests Discord refused: ${h.fake.rejections.length}`);
+  await poller.stop();
+  await h.close();
+  await world.close();
 }
 
 if (values['cold-child']) console.log(JSON.stringify(await coldChild()));
-else await main();
+else if (values.part === 'feeds') await feedBench();
+else if (values.part === 'roles') await roles();
+else {
+  await main();
+  await feedBench();
+}

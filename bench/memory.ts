@@ -107,6 +107,17 @@ peak = Math.max(peak, end);
 console.log(
   `\nRSS: start ${atStart.toFixed(0)} MB, ${marks.join(', ')}${marks.length ? ', ' : ''}after ${seconds} s ${end.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target ≤ 300 MB)`,
 );
+// what holds it: the main thread's heap, the render workers', the caches (from /metrics)
+const metrics = await (await fetch(`${service.base}/metrics`)).text();
+const parts = metrics
+  .split('\n')
+  .filter((l) => /^starr_(process|cache)_memory_bytes\{/.test(l))
+  .map((l) => {
+    const [name, value] = l.split(' ');
+    const labels = [...name!.matchAll(/"([^"]*)"/g)].map((m) => m[1]).join(' ');
+    return `${labels} ${(Number(value) / 2 ** 20).toFixed(0)}`;
+  });
+console.log(`held, MB: ${parts.join(', ')}`);
 console.log(`${done} requests; statuses ${[...statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 await dispatcher.close();
 await service.stop();

@@ -7,9 +7,17 @@
  * then the longest event-loop block of the main thread during 1,000 renders, and RSS.
  * Every option is rendered 10 times before anything is timed (fonts, JIT, caches warm).
  *
- *   npm run bench:render [-- --renders 1000 --runs 15]
+ * On a shared, busy machine a thread waits for a core now and then whatever it runs, so next to the
+ * main thread's longest block the bench prints (a) the longest block of an idle Node process
+ * measured at the same time — what the machine's scheduling alone costs — and (b) the main
+ * thread's garbage-collection pauses during the renders, the part of a block the process causes.
+ *
+ *   npm run bench:render [-- --renders 1000 --runs 15 --only loop --shared-mb 64]
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import type { EntryType } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS, optionsOf, PLAYER_CHART_OPTIONS, PLAYER_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
 import { prepareJob, pngStyle, renderCanvas } from '../src/render/index.ts';
@@ -18,7 +26,7 @@ import { RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0 } from '../test/fixtures/render/cases.ts';
 
-const { values } = parseArgs({ options: { renders: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' } } });
+const { values } = parseArgs({ options: { renders: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' }, only: { type: 'string' }, 'shared-mb': { type: 'string' } } });
 const RENDERS = Number(values.renders);
 const RUNS = Number(values.runs);
 const WARM_UP = 10;
@@ -50,7 +58,8 @@ const ms = (n: number, w = 6) => n.toFixed(1).padStart(w);
 const kb = (n: number) => String(Math.round(n / 1024)).padStart(5);
 const mb = () => process.memoryUsage.rss() / 1024 / 1024;
 
-const pool = new RenderPool({});
+// --shared-mb 0: every picture comes back as a transferred (counted) buffer, as before pictures came in shared memory
+const pool = new RenderPool(values['shared-mb'] === undefined ? {} : { sharedBytesPerCollection: Number(values['shared-mb']) * 1024 * 1024 });
 await pool.warm();
 for (const c of cases) await prepareJob(c.job);
 console.log(`render pool: ${pool.size} worker(s); ${WARM_UP} warm-up renders per option, then ${RUNS} timed; RSS at start ${mb().toFixed(0)} MB\n`);
@@ -58,7 +67,8 @@ console.log(
   `${'option'.padEnd(30)} ${'pool med'.padStart(8)} ${'p95'.padStart(6)} | ${'draw'.padStart(6)} ${'encode'.padStart(6)} ${'KB'.padStart(5)} | ${'Skia enc'.padStart(8)} ${'KB'.padStart(5)} | ${'bytes'.padStart(5)} ${'time'.padStart(5)}  size`,
 );
 const ratios: { bytes: number; time: number }[] = [];
-for (const c of cases) {
+if (values.only === 'loop') for (const c of cases) for (let i = 0; i < WARM_UP; i++) await pool.render(c.job);
+for (const c of values.only === 'loop' ? [] : cases) {
   for (let i = 0; i < WARM_UP; i++) await pool.render(c.job);
   const times: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -92,7 +102,7 @@ for (const c of cases) {
     `${c.name.padEnd(30)} ${ms(pct(times, 0.5), 8)} ${ms(pct(times, 0.95))} | ${ms(pct(draws, 0.5))} ${ms(pct(encodes, 0.5))} ${kb(bytes)} | ${ms(pct(skias, 0.5), 8)} ${kb(skiaBytes)} | ${r.bytes.toFixed(2).padStart(5)} ${r.time.toFixed(2).padStart(5)}  ${size} ${pngStyle(c.job)}`,
   );
 }
-console.log(
+if (ratios.length) console.log(
   `\nour PNG / Skia's: bytes ${Math.min(...ratios.map((r) => r.bytes)).toFixed(2)}–${Math.max(...ratios.map((r) => r.bytes)).toFixed(2)}×, ` +
     `encode time ${Math.min(...ratios.map((r) => r.time)).toFixed(2)}–${Math.max(...ratios.map((r) => r.time)).toFixed(2)}× (targets: ≤ 1, ≤ 0.5)`,
 );
@@ -107,8 +117,35 @@ const burstMs = performance.now() - t;
 loop.disable();
 console.log(`\n50 concurrent card requests: all done in ${burstMs.toFixed(0)} ms; longest event-loop block ${(loop.max / 1e6).toFixed(1)} ms (p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms)`);
 
+/** An idle Node process's own longest event-loop block, measured while the renders run. */
+const control = spawn(
+  process.execPath,
+  [
+    '-e',
+    `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 }); h.enable();
+     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6 })); });`,
+  ],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
+let controlOut = '';
+control.stdout.on('data', (d: Buffer) => (controlOut += d));
+/** the main thread's collections during the renders, by kind (V8 pauses only: the marking steps in between are not entries) */
+const gcKinds: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'full (mark-compact)',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
+const pauses = new Map<string, number[]>();
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = gcKinds[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
+    pauses.set(kind, [...(pauses.get(kind) ?? []), e.duration]);
+  }
+});
 let peak = mb();
 const rss: string[] = [];
+gcObserver.observe({ entryTypes: ['gc' as EntryType] });
 loop.reset();
 loop.enable();
 t = performance.now();
@@ -118,6 +155,16 @@ for (let i = 0; i < RENDERS; i++) {
   if ((i + 1) % Math.max(1, Math.floor(RENDERS / 4)) === 0) rss.push(`${i + 1}: ${mb().toFixed(0)} MB`);
 }
 loop.disable();
+gcObserver.disconnect();
+control.stdin.end();
+await once(control, 'exit');
+const idle = JSON.parse(controlOut) as { max: number; p99: number };
 console.log(`${RENDERS} renders (every option in turn) in ${((performance.now() - t) / 1000).toFixed(1)} s; RSS after ${rss.join(', ')}; peak ${peak.toFixed(0)} MB`);
 console.log(`longest event-loop block during those renders: ${(loop.max / 1e6).toFixed(1)} ms (p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; target ≤ 15 ms)`);
+console.log(`an idle Node process at the same time (the machine's scheduling alone): longest block ${idle.max.toFixed(1)} ms (p99 ${idle.p99.toFixed(1)} ms)`);
+console.log(
+  `main-thread GC pauses during the renders: ${
+    [...pauses].map(([k, d]) => `${k} ${d.length}× (longest ${Math.max(...d).toFixed(1)} ms, total ${d.reduce((a, b) => a + b, 0).toFixed(0)} ms)`).join('; ') || 'none'
+  }`,
+);
 await pool.close();

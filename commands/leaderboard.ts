@@ -1,7 +1,9 @@
 /**
  * /leaderboard create|remove|list: boards of a club's members or of the server's linked members,
- * posted in a channel and edited in place on a schedule, with a refresh button (its action runs
- * the hidden `refresh` subcommand). Creating and removing need Manage Server.
+ * ranking trophies now or a metric over this week or season (`metric`), posted in a channel and
+ * edited in place on a schedule, with a refresh button (its action runs the hidden `refresh`
+ * subcommand); a weekly board also posts the week's results when it closes. Creating and removing
+ * need Manage Server.
  */
 import { z } from 'zod';
 import { ApplicationCommandOptionType, ChannelType, PermissionFlagsBits } from 'discord-api-types/v10';
@@ -14,7 +16,7 @@ import type { Format } from '../src/bot/format.ts';
 import { choice, described } from '../src/bot/localize.ts';
 import { SOURCE, localizations, translate } from '../src/i18n/index.ts';
 import { matchChoices } from '../src/bot/lookup.ts';
-import type { Board } from '../src/bot/settings.ts';
+import { BOARD_METRICS, type Board } from '../src/bot/settings.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
 
 const INTERVALS = [10, 15, 30, 60, 180, 360, 720, 1440];
@@ -24,12 +26,14 @@ const Args = z.object({
   channel: z.string().optional(),
   club: z.string().optional(),
   interval: z.number().int().optional(),
+  metric: z.enum(BOARD_METRICS).optional(),
   board: z.string().optional(),
 });
 type Args = z.infer<typeof Args>;
 
 function sourceName(b: Board, fmt: Format): string {
-  return b.source.kind === 'club' ? fmt.t('board.source.club', { tag: b.source.tag }) : fmt.t('board.source.members');
+  const source = b.source.kind === 'club' ? fmt.t('board.source.club', { tag: b.source.tag }) : fmt.t('board.source.members');
+  return b.metric === 'trophies' ? source : `${source} · ${fmt.t(`board.metric.${b.metric}`)}`;
 }
 
 function boardLine(b: Board, ctx: CommandContext): string {
@@ -59,7 +63,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       const locale = ctx.guild?.language ?? ctx.guildLocale ?? fmt.locale;
       const board = await boards.create(
         guildId,
-        { channelId: a.channel, source, intervalMinutes: interval, createdBy: ctx.user.id, locale },
+        { channelId: a.channel, source, metric: a.metric ?? 'trophies', intervalMinutes: interval, createdBy: ctx.user.id, locale },
         ctx.premium,
       );
       const link = `https://discord.com/channels/${guildId}/${board.channelId}/${board.messageId}`;
@@ -121,6 +125,12 @@ export default defineCommand({
             description: translate(SOURCE, 'command.leaderboard.create.interval', { n: DEFAULT_INTERVAL_MINUTES }),
             description_localizations: localizations('command.leaderboard.create.interval', { n: DEFAULT_INTERVAL_MINUTES }),
             choices: INTERVALS.map((m) => (m < 60 ? choice('interval.minutes', m, { n: m }) : choice('interval.hours', m, { n: m / 60 }))),
+          },
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'metric',
+            ...described('command.leaderboard.create.metric'),
+            choices: BOARD_METRICS.map((m) => choice(`board.metric.${m}`, m)),
           },
         ],
       },

@@ -1,8 +1,10 @@
 /**
- * /settings apikey create|set|remove|status, /settings defaults and /settings language: the
- * server's API key of this service (issued here to the admin, or an existing one checked against
- * the key store; kept encrypted, never shown again), its default ranking country and the language
- * of its public posts. Manage Server only — Discord hides the command from others, and the bot checks again
+ * /settings apikey create|set|remove|status, /settings defaults, /settings language,
+ * /settings verification and /settings activity: the server's API key of this service (issued here
+ * to the admin, or an existing one checked against the key store; kept encrypted, never shown
+ * again), its default ranking country, the language of its public posts, whether automatic roles
+ * and the members' leaderboard count only verified accounts, and the thresholds /club activity
+ * flags members below. Manage Server only — Discord hides the command from others, and the bot checks again
  * in case an admin opened it up in the server's integration settings.
  */
 import { z } from 'zod';
@@ -16,15 +18,32 @@ import { choice, described } from '../src/bot/localize.ts';
 import { countryChoices, regionLabel } from '../src/bot/lookup.ts';
 import { VaultUnavailableError } from '../src/bot/secrets.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
+import type { Format } from '../src/bot/format.ts';
+import type { GuildSettings } from '../src/bot/settings.ts';
+import { ACTIVITY_DAYS } from '../src/core/club-activity.ts';
+
+/** Highest "fewer than N trophies" threshold (a season's push of a top player is well under it). */
+const MAX_MIN_GAIN = 100_000;
 
 const Args = z.object({
-  sub: z.enum(['apikey create', 'apikey set', 'apikey remove', 'apikey status', 'defaults', 'language']),
+  sub: z.enum(['apikey create', 'apikey set', 'apikey remove', 'apikey status', 'defaults', 'language', 'verification', 'activity']),
   key: z.string().optional(),
   replace: z.boolean().optional(),
   country: z.string().optional(),
   language: z.string().optional(),
+  mode: z.enum(['optional', 'required']).optional(),
+  min_gain: z.number().int().min(0).max(MAX_MIN_GAIN).optional(),
+  idle_days: z.number().int().min(0).max(ACTIVITY_DAYS.max).optional(),
 });
 type Args = z.infer<typeof Args>;
+
+/** The server's activity thresholds in words. */
+function activityRules(s: GuildSettings, fmt: Format): string {
+  const rules: string[] = [];
+  if (s.activity?.minGain !== undefined) rules.push(fmt.t('activity.rule.gain', { min: fmt.int(s.activity.minGain), n: ACTIVITY_DAYS.default }));
+  if (s.activity?.maxIdleDays !== undefined) rules.push(fmt.t('activity.rule.idle', { n: s.activity.maxIdleDays }));
+  return rules.length ? fmt.list(rules) : fmt.t('settings.activity.none');
+}
 
 async function status(ctx: CommandContext): Promise<ReplyView> {
   const s = ctx.guild!;
@@ -47,6 +66,8 @@ async function status(ctx: CommandContext): Promise<ReplyView> {
           { name: `🗣️ ${fmt.t('settings.field.language')}`, value: lang, inline: true },
           { name: `🏆 ${fmt.t('settings.field.boards')}`, value: fmt.t('settings.boards', { n: s.boards.length, max: limits.boards }), inline: true },
           { name: `🔗 ${fmt.t('settings.field.members')}`, value: fmt.int(s.members.length), inline: true },
+          { name: `✅ ${fmt.t('settings.field.verification')}`, value: fmt.t('settings.verification.state', { mode: s.verification }), inline: true },
+          { name: `⚠️ ${fmt.t('settings.field.activity')}`, value: activityRules(s, fmt) },
         ],
       },
     ],
@@ -131,6 +152,28 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       });
       return notice(fmt.t('settings.defaults.title'), fmt.t('settings.defaults.body', { region: regionLabel(region, fmt) }), Colour.ok);
     }
+    case 'verification': {
+      if (a.mode === undefined) return status(ctx);
+      const mode = a.mode;
+      await settings.update(guildId, (s) => {
+        s.verification = mode;
+      });
+      return notice(fmt.t('settings.verification.title'), fmt.t('settings.verification.body', { mode }), Colour.ok);
+    }
+    case 'activity': {
+      if (a.min_gain === undefined && a.idle_days === undefined) return status(ctx);
+      const next = await settings.update(guildId, (s) => {
+        const t = { ...s.activity };
+        // 0 turns a threshold off.
+        if (a.min_gain !== undefined) t.minGain = a.min_gain || undefined;
+        if (a.idle_days !== undefined) t.maxIdleDays = a.idle_days || undefined;
+        if (t.minGain === undefined) delete t.minGain;
+        if (t.maxIdleDays === undefined) delete t.maxIdleDays;
+        if (Object.keys(t).length) s.activity = t;
+        else delete s.activity;
+      });
+      return notice(fmt.t('settings.activity.title'), fmt.t('settings.activity.body', { rules: activityRules(next, fmt) }), Colour.ok);
+    }
     case 'language': {
       if (a.language === undefined) return status(ctx);
       const chosen = a.language === 'auto' ? undefined : LANGUAGES.find((l) => l === a.language);
@@ -186,6 +229,27 @@ export default defineCommand({
       },
       {
         type: ApplicationCommandOptionType.Subcommand,
+        name: 'activity',
+        ...described('command.settings.activity'),
+        options: [
+          {
+            type: ApplicationCommandOptionType.Integer,
+            name: 'min_gain',
+            ...described('command.settings.activity.min_gain'),
+            min_value: 0,
+            max_value: MAX_MIN_GAIN,
+          },
+          {
+            type: ApplicationCommandOptionType.Integer,
+            name: 'idle_days',
+            ...described('command.settings.activity.idle_days'),
+            min_value: 0,
+            max_value: ACTIVITY_DAYS.max,
+          },
+        ],
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
         name: 'language',
         ...described('command.settings.language'),
         options: [
@@ -194,6 +258,19 @@ export default defineCommand({
             name: 'language',
             ...described('command.settings.language.language'),
             choices: [choice('settings.language.auto', 'auto'), ...LANGUAGES.map((l) => ({ name: LANGUAGE_NAMES[l], value: l }))],
+          },
+        ],
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'verification',
+        ...described('command.settings.verification'),
+        options: [
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'mode',
+            ...described('command.settings.verification.mode'),
+            choices: [choice('settings.verification.optional', 'optional'), choice('settings.verification.required', 'required')],
           },
         ],
       },

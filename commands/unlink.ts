@@ -1,20 +1,43 @@
 /**
- * /unlink [tag] [member]: removes one linked account, or all of them without a tag. Unlinking
- * someone else's account needs Manage Server.
+ * /unlink [tag] [member] [release]: removes one linked account, or all of them without a tag.
+ * Unlinking someone else's account needs Manage Server. `release:True` (Manage Server) frees a
+ * verified account from whoever verified it, so another member can link and verify it.
  */
 import { z } from 'zod';
 import { ApplicationCommandOptionType } from 'discord-api-types/v10';
 import { parseTag } from '../src/upstream/tags.ts';
 import { defineCommand, type CommandContext } from '../src/bot/command.ts';
+import { UserError } from '../src/bot/errors.ts';
 import { described } from '../src/bot/localize.ts';
 import { linkTarget, linkedTagChoices } from '../src/bot/lookup.ts';
 import { track } from '../src/bot/history-views.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
 
-const Args = z.object({ tag: z.string().optional(), member: z.string().optional() });
+const Args = z.object({ tag: z.string().optional(), member: z.string().optional(), release: z.boolean().optional() });
 type Args = z.infer<typeof Args>;
 
+async function release(a: Args, ctx: CommandContext): Promise<ReplyView> {
+  const { fmt } = ctx;
+  if (!a.tag) throw new UserError('error.releaseNoTag');
+  const tag = parseTag(a.tag);
+  // Links follow a member to every server: only the admins of a server where the owner linked
+  // accounts may free theirs, not any server's admin.
+  const current = await ctx.bot.links.owner(tag);
+  if (current && !ctx.guild?.members.includes(current.userId)) throw new UserError('error.releaseNotHere', { tag });
+  const owner = current ? await ctx.bot.links.release(tag) : undefined;
+  if (!owner) return notice(fmt.t('unlink.release.none.title'), fmt.t('unlink.release.none.body', { tag }), Colour.info);
+  await track(ctx.core, false, 'player', tag, `link:${owner.userId}`);
+  const left = await ctx.bot.links.get(owner.userId);
+  if (left.tags.length === 0 && ctx.guildId) {
+    await ctx.bot.settings.update(ctx.guildId, (s) => {
+      s.members = s.members.filter((m) => m !== owner.userId);
+    });
+  }
+  return notice(fmt.t('unlink.release.done.title'), fmt.t('unlink.release.done.body', { tag, member: `<@${owner.userId}>`, when: fmt.relative(owner.at) }), Colour.ok);
+}
+
 async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
+  if (a.release) return release(a, ctx);
   const { userId, forOther } = linkTarget(ctx, a.member, 'unlink');
   const { fmt } = ctx;
   const member = `<@${userId}>`;
@@ -50,10 +73,12 @@ export default defineCommand({
     options: [
       { type: ApplicationCommandOptionType.String, name: 'tag', ...described('command.unlink.tag'), autocomplete: true, max_length: 20 },
       { type: ApplicationCommandOptionType.User, name: 'member', ...described('command.unlink.member') },
+      { type: ApplicationCommandOptionType.Boolean, name: 'release', ...described('command.unlink.release') },
     ],
   },
   args: Args,
   ephemeral: true,
+  needsManageGuild: (a) => a.release === true,
   run,
   autocomplete: async (focused, ctx) => (focused.name === 'tag' ? linkedTagChoices(ctx, focused.value) : []),
 });

@@ -22,6 +22,7 @@ const commands: Record<string, () => Promise<CliCommand>> = {
   serve: () => import('./cli/serve.ts'),
   backfill: () => import('./cli/backfill.ts'),
   migrate: () => import('./cli/migrate.ts'),
+  'discord-proxy': () => import('./cli/discord-proxy.ts'),
 };
 
 export const defaultIo = (): CliIo => ({

@@ -81,6 +81,30 @@ function oneOf<T extends string>(values: readonly T[]) {
   };
 }
 
+/** What a process runs (ROLE): everything, or one part of a cluster. */
+export const ROLES = ['all', 'api', 'worker', 'bot'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Gateway shard ids: `0,1,5` or ranges `0-3,8-11`; unset = every shard of SHARD_COUNT. */
+function shardIds(raw: string): number[] | undefined {
+  if (raw.trim() === '') return undefined;
+  const ids = new Set<number>();
+  for (const part of list(raw)) {
+    const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(part);
+    if (!m) throw new Error(`expected shard ids like 0,1 or ranges like 0-3, got ${JSON.stringify(part)}`);
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (to < from) throw new Error(`the range ${part} runs backwards`);
+    for (let i = from; i <= to; i++) ids.add(i);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+function optionalInt(min: number, max: number) {
+  const parse = int(min, max);
+  return (raw: string): number | undefined => (raw.trim() === '' ? undefined : parse(raw));
+}
+
 function countries(raw: string): string[] {
   const codes = list(raw).map((c) => c.toUpperCase());
   for (const c of codes) {
@@ -121,8 +145,18 @@ export const settings = {
   UPSTREAM_CONNECTIONS: setting('Upstream connection pool size per origin', '32', int(1, 1024)),
   UPSTREAM_RPS: setting('Upstream requests per second per token (polling and interactive share it)', '10',
     int(1, 10_000)),
-  CACHE_URL: setting('Cache store: sqlite://<file> (default under DATA_DIR) or redis://host:port', '',
+  CACHE_URL: setting('Cache store: sqlite://<file> (default under DATA_DIR, or REDIS_URL when set) or redis://host:port', '',
     url(['sqlite', 'redis', 'rediss'], true)),
+  ROLE: setting('What this process runs: all (one process), or api, worker or bot as part of a cluster (needs DATABASE_URL and REDIS_URL)', 'all',
+    oneOf(ROLES)),
+  REDIS_URL: setting('Redis shared by the processes of a cluster: single-flight, upstream budget, rate limits, locks, job queues, and the cache unless CACHE_URL says otherwise (unset = one process, in memory)', '',
+    url(['redis', 'rediss'], true)),
+  REDIS_PREFIX: setting('Prefix of every key this installation keeps in Redis (several installations can share one Redis)', '',
+    (raw: string) => {
+      const v = raw.trim();
+      if (v !== '' && !/^[A-Za-z0-9_.:-]{1,64}$/.test(v)) throw new Error('expected up to 64 letters, digits, _ . : -');
+      return v;
+    }),
   DATABASE_URL: setting('Durable store: postgres://user:password@host:port/database (unset = SQLite files under DATA_DIR)', '',
     url(['postgres', 'postgresql'], true)),
   DATABASE_SCHEMA: setting('PostgreSQL schema of the durable tables: history, keys, settings (created when missing; unset = public)', '',
@@ -148,13 +182,17 @@ export const settings = {
     'US,BR,MX,DE,FR,ES,IT,RU,TR,KR,JP,GB', countries),
   HISTORY_DAYS: setting('Days of history kept before pruning', '365', int(1, 36_500)),
   POLLER: setting('Run the background poller in this process', 'true', bool),
+  POLL_JOB_LOCK_SECONDS: setting('With REDIS_URL (polls as jobs): seconds a worker holds a running poll job between renewals; a job whose worker died is taken over by another worker within about twice this', '30', int(1, 3600)),
   ASSET_CDN_URL: setting('Base URL of a brawler/icon art CDN (unset = drawn art only)', '',
     url(['https', 'http'], true)),
   DISCORD_TOKEN: setting('Discord bot token; when set, npm start also runs the gateway bot', '', optionalText),
   DISCORD_APP_ID: setting('Discord application id (read from the token when unset)', '', optionalText),
   DISCORD_PUBLIC_KEY: setting('Discord application public key; enables POST /interactions', '', hex32),
-  DISCORD_API_URL: setting('Discord REST base URL (a REST proxy, or a local fake in tests)', '',
+  DISCORD_API_URL: setting('Discord REST base URL: a REST proxy shared by every bot process (starr discord-proxy), or a local fake in tests', '',
     url(['https', 'http'], true)),
+  SHARD_COUNT: setting("Gateway shards of the whole bot (ROLE=bot or all; unset = Discord's recommendation, every shard in this process)", '',
+    optionalInt(1, 65_535)),
+  SHARD_IDS: setting('Gateway shards this process runs, e.g. 0-3 or 0,2 (needs SHARD_COUNT; unset = all of them)', '', shardIds),
   STARR_SECRET: setting('Secret that encrypts per-server API keys at rest (AES-256-GCM)', '', secret),
 } as const;
 
@@ -184,12 +222,36 @@ export function loadConfig(env: Record<string, string | undefined>, opts: { envF
     }
   }
   const cfg = out as Config;
+  if (cfg.SHARD_IDS) {
+    const raw = env.SHARD_IDS ?? fromFile.SHARD_IDS ?? '';
+    if (cfg.SHARD_COUNT === undefined) throw new ConfigError('SHARD_IDS', raw, 'set SHARD_COUNT too: the shard ids of a process are ids out of the whole bot\'s count');
+    const over = cfg.SHARD_IDS.filter((id) => id >= cfg.SHARD_COUNT!);
+    if (over.length) throw new ConfigError('SHARD_IDS', raw, `shard ids run from 0 to SHARD_COUNT-1 (${cfg.SHARD_COUNT - 1}); got ${over.join(', ')}`);
+  }
   return Object.freeze({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) });
 }
 
-/** The cache URL actually used: CACHE_URL, or a SQLite file under DATA_DIR. */
+/** The cache URL actually used: CACHE_URL, else the cluster's REDIS_URL, else a SQLite file under DATA_DIR. */
 export function cacheUrl(cfg: Config): string {
-  return cfg.CACHE_URL ?? `sqlite://${resolve(cfg.DATA_DIR, 'cache.sqlite')}`;
+  return cfg.CACHE_URL ?? cfg.REDIS_URL ?? `sqlite://${resolve(cfg.DATA_DIR, 'cache.sqlite')}`;
+}
+
+/**
+ * Why this configuration cannot run its ROLE, or null. A part of a cluster (api, worker, bot)
+ * shares durable data through PostgreSQL and everything else through Redis; on SQLite files and
+ * in-process memory a second process would work on its own copy.
+ */
+export function roleProblem(cfg: Config): string | null {
+  if (cfg.ROLE === 'all') return null;
+  const missing = [
+    ...(cfg.DATABASE_URL ? [] : ['DATABASE_URL (postgres://…)']),
+    ...(cfg.REDIS_URL ? [] : ['REDIS_URL (redis://…)']),
+  ];
+  if (missing.length === 0) return null;
+  return (
+    `ROLE=${cfg.ROLE} runs as one part of a cluster and needs the stores its processes share: set ${missing.join(' and ')}. ` +
+    'To run everything in one process, leave ROLE unset (all).'
+  );
 }
 
 /**

@@ -109,8 +109,8 @@ describe('starr try', () => {
       [`/player tag:${player} view:brawlers`, /· Brawlers\n│ ` 1` \*\*/],
       [`/player tag:${player} view:battlelog`, /· Battle log\n/],
       [`/player tag:${player} view:log`, /■ Premium view/, 1],
-      [`/club tag:${club}`, /▸ 👥 Members: \d+ \/ 30/],
-      [`/club tag:${club} view:members`, /· Members\n/],
+      [`/club show tag:${club}`, /▸ 👥 Members: \d+ \/ 30/],
+      [`/club show tag:${club} view:members`, /· Members\n/],
       ['/ranking type:clubs', /■ Top clubs · Global/],
       ['/brawler name:shelly', /■ Shelly\n[\s\S]*▸ 🔧 Gadgets/],
       ['/events', /■ 🎮 Active events\n[\s\S]*ends in \d+ hours?/],
@@ -151,7 +151,7 @@ describe('starr try', () => {
 
   it('prints the raw payload with --json, presses buttons, completes options', async () => {
     const j = io();
-    expect(await main(['try', `/club tag:${club} view:members`, '--json'], j)).toBe(0);
+    expect(await main(['try', `/club show tag:${club} view:members`, '--json'], j)).toBe(0);
     const body = JSON.parse(j.stdout.join('\n'));
     expect(body.embeds[0].title).toContain(club);
     expect(body.components[0].components[0].custom_id).toMatch(/^s:/);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscordAPIError, REST } from 'discord.js';
 import { PermissionFlagsBits, Routes } from 'discord-api-types/v10';
+import { WebSocket } from 'ws';
 import { FakeDiscord, type FakeGuild } from './support/fake-discord.ts';
 
 let fake: FakeDiscord;
@@ -135,5 +136,96 @@ describe('fake Discord: channels and commands', () => {
     expect(() => fake.commandInteraction('/admin', { guild })).toThrow(/hides/);
     expect(fake.commandInteraction('/admin', { guild, permissions: PermissionFlagsBits.ManageGuild }).type).toBe(2);
     expect(fake.commandInteraction('/admin', { guild, bypassCommandPermissions: true }).type).toBe(2);
+  });
+});
+
+describe('fake Discord: gateway sharding', () => {
+  /** Opens a gateway connection, sends IDENTIFY for `shard`, resolves with READY or the close. */
+  function identify(f: FakeDiscord, shard: [number, number]): Promise<{ ready?: { shard: number[]; guilds: { id: string }[] }; closed?: number; ws: WebSocket }> {
+    const ws = new WebSocket(`${f.gatewayUrl}/?v=10&encoding=json`);
+    return new Promise((resolve, reject) => {
+      ws.on('error', reject);
+      ws.on('close', (code) => resolve({ closed: code, ws }));
+      ws.on('message', (raw) => {
+        const msg = JSON.parse(String(raw)) as { op: number; t?: string; d: Record<string, unknown> };
+        if (msg.op === 10) ws.send(JSON.stringify({ op: 2, d: { token: f.token, intents: 1, properties: {}, shard } }));
+        if (msg.t === 'READY') resolve({ ready: msg.d as never, ws });
+      });
+    });
+  }
+
+  it('recommends its shard count and max_concurrency in GET /gateway/bot', async () => {
+    const f = await FakeDiscord.start({ recommendedShards: 4, maxConcurrency: 2 });
+    try {
+      const info = (await new REST({ api: f.apiUrl, retries: 0 }).setToken(f.token).get(Routes.gatewayBot())) as {
+        shards: number;
+        session_start_limit: { max_concurrency: number };
+      };
+      expect(info.shards).toBe(4);
+      expect(info.session_start_limit.max_concurrency).toBe(2);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('takes one IDENTIFY per bucket per 5 s and closes an earlier one with 4008', async () => {
+    const f = await FakeDiscord.start({ maxConcurrency: 2 });
+    try {
+      const a = f.addGuild({ name: 'a', onShard: [2, 4] });
+      const zero = await identify(f, [0, 4]);
+      expect(zero.ready?.shard).toEqual([0, 4]);
+      // shard 1 is in bucket 1: its own turn
+      expect((await identify(f, [1, 4])).ready?.shard).toEqual([1, 4]);
+      // shard 2 is in bucket 0, less than 5 s after shard 0
+      expect((await identify(f, [2, 4])).closed).toBe(4008);
+      expect(f.identifyRejections.map((r) => [r.shard, r.code])).toEqual([[[2, 4], 4008]]);
+      expect(f.shards.has(2)).toBe(false);
+      f.advance(5_000);
+      const two = await identify(f, [2, 4]);
+      expect(two.ready?.shard).toEqual([2, 4]);
+      // guilds are announced to the shard that holds them only
+      expect(zero.ready!.guilds.map((g) => g.id)).not.toContain(a.id);
+      expect(two.ready!.guilds.map((g) => g.id)).toContain(a.id);
+      for (const c of [zero, two]) c.ws.close();
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('closes an IDENTIFY for a shard out of range with 4010', async () => {
+    const f = await FakeDiscord.start();
+    try {
+      expect((await identify(f, [2, 2])).closed).toBe(4010);
+      expect(f.identifyRejections[0]?.reason).toBe('Invalid shard.');
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('routes an interaction to the shard of its guild, (guild_id >> 22) % shard_count', async () => {
+    const f = await FakeDiscord.start();
+    try {
+      const guilds = Array.from({ length: 6 }, (_, i) => f.addGuild({ name: `g${i}`, onShard: [i % 2, 2] }));
+      expect(guilds.map((g) => g.shardOf(2))).toEqual([0, 1, 0, 1, 0, 1]);
+      await new REST({ api: f.apiUrl, retries: 0 }).setToken(f.token).put(Routes.applicationCommands(f.appId), { body: [{ name: 'help', description: 'h' }] });
+      const conns = [await identify(f, [0, 2]), await identify(f, [1, 2])];
+      const seen: string[][] = [[], []];
+      const all = new Promise<void>((resolve) =>
+        conns.forEach((c, i) =>
+          c.ws.on('message', (raw) => {
+            const msg = JSON.parse(String(raw)) as { t?: string; d: { guild_id?: string } };
+            if (msg.t !== 'INTERACTION_CREATE') return;
+            seen[i]!.push(msg.d.guild_id!);
+            if (seen[0]!.length + seen[1]!.length === guilds.length) resolve();
+          }),
+        ),
+      );
+      for (const g of guilds) f.slash('/help', { guild: g });
+      await all;
+      for (const g of guilds) expect(seen[g.shardOf(2)]).toContain(g.id);
+      for (const c of conns) c.ws.close();
+    } finally {
+      await f.close();
+    }
   });
 });

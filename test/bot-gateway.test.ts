@@ -11,6 +11,9 @@ import { deployCommands } from '../src/bot/deploy.ts';
 import { discordRest } from '../src/bot/discord-rest.ts';
 import { titleCase } from '../src/bot/embeds/names.ts';
 import { parseApiTime } from '../src/upstream/schemas.ts';
+import { createBot } from '../src/bot/index.ts';
+import { ManualSchedule } from './support/manual-schedule.ts';
+import { IDENTIFY_TURN_MS } from '../src/bot/identify.ts';
 
 const START = Date.UTC(2026, 5, 1, 12);
 let w: TestWorld;
@@ -179,15 +182,15 @@ describe('/player', () => {
 describe('/club, /ranking, /brawler, /events, /map, /help, /about', () => {
   it('shows a club, its members and its charts', async () => {
     const tag = w.sim.world.clubTag(3);
-    const m = h.fake.answer(await slash(`/club tag:${tag}`));
+    const m = h.fake.answer(await slash(`/club show tag:${tag}`));
     expect(m.embeds[0]!.title).toContain(tag);
     expect(m.attachments.map((a) => a.filename)).toEqual(['club.png']);
     await h.send(h.fake.componentInteraction(m, button(m, 'Portrait card')));
     expect(m.attachments.map((a) => a.filename)).toEqual(['club.png']);
     expect(components(m).some((c) => c.label === 'Landscape card')).toBe(true);
-    const members = h.fake.answer(await slash(`/club tag:${tag} view:members`));
+    const members = h.fake.answer(await slash(`/club show tag:${tag} view:members`));
     expect(members.embeds[0]!.title).toContain('· Members');
-    const chart = h.fake.answer(await slash(`/club tag:${tag} view:trophies`));
+    const chart = h.fake.answer(await slash(`/club show tag:${tag} view:trophies`));
     expect(chart.attachments.map((a) => a.filename)).toEqual(['chart.png']);
   });
 
@@ -365,6 +368,110 @@ describe('sharding', () => {
       expect(two.bot.gateway!.client.guilds.cache.size).toBe(two.fake.guilds.size);
     } finally {
       await two.close();
+    }
+  });
+
+  it('answers an INTERACTION_CREATE delivered twice once (as when two processes run the same shard)', async () => {
+    const rec = h.fake.commandInteraction('/help', { guild: h.guild });
+    const twice = new Promise<void>((resolve) => {
+      let n = 0;
+      const seen = (i: { id: string }) => {
+        if (i.id !== rec.id || ++n < 2) return;
+        h.bot.gateway!.client.off('interactionCreate', seen);
+        resolve();
+      };
+      h.bot.gateway!.client.on('interactionCreate', seen);
+    });
+    h.fake.dispatchInteraction(rec);
+    h.fake.dispatchInteraction(rec);
+    await twice;
+    await h.fake.settled(rec);
+    await h.bot.gateway!.idle();
+    expect(rec.callbacks).toEqual([4]);
+    expect(rec.calls.filter((c) => c.status >= 400)).toEqual([]);
+  });
+
+  it('says which shard is not connected (for /readyz) once Discord closes it for good', async () => {
+    const one = await startBotHarness(w.core, { now: w.now });
+    try {
+      const gw = one.bot.gateway!;
+      expect(gw.problem()).toBeNull();
+      const gone = new Promise((resolve) => gw.client.once('shardDisconnect', (_e, id) => resolve(id)));
+      one.fake.dropShard(0, 4004, 'Authentication failed.');
+      expect(await gone).toBe(0);
+      expect(gw.problem()).toBe('gateway shard 0 of 1 not connected');
+    } finally {
+      await one.close();
+    }
+  });
+
+  it("runs Discord's recommended shard count when SHARD_COUNT is unset", async () => {
+    const rec = await startBotHarness(w.core, { now: w.now, shardCount: 'config', fake: { recommendedShards: 3 } });
+    try {
+      const client = rec.bot.gateway!.client;
+      expect(client.options.shardCount).toBe(3);
+      expect([...client.ws.shards.keys()].sort()).toEqual([0, 1, 2]);
+      expect(rec.fake.identifies.map((i) => i.shard).sort()).toEqual([[0, 3], [1, 3], [2, 3]]);
+    } finally {
+      await rec.close();
+    }
+  });
+
+  it('splits the shards over two bots by SHARD_IDS; the second waits its identify turn; each answers its own servers; one stopping leaves the other connected', async () => {
+    // max_concurrency 1: one IDENTIFY per 5 s for the whole bot. The two bots share the core's
+    // coordination, as two processes share Redis; the wait is fired by the test once Discord's
+    // clock and the core's have moved 5 s.
+    const turns = new ManualSchedule();
+    const a = await startBotHarness(w.core, {
+      now: w.now,
+      shardCount: 'config',
+      config: { SHARD_COUNT: 2, SHARD_IDS: [0] },
+      fake: { maxConcurrency: 1 },
+      identifySchedule: turns.schedule,
+    });
+    const onZero = a.guild.shardOf(2) === 0 ? a.guild : a.fake.addGuild({ name: 'zero', onShard: [0, 2] });
+    const onOne = a.fake.addGuild({ name: 'one', onShard: [1, 2] });
+    await deployCommands({ rest: discordRest(a.fake.apiUrl, a.fake.token), appId: a.fake.appId, definitions: a.bot.services.commands.definitions() });
+    const b = await createBot({ ...a.core, config: { ...a.core.config, SHARD_IDS: [1] } }, {
+      now: w.now,
+      boardCheckMs: 3_600_000,
+      deferAfterMs: 1000,
+      schedule: a.deadlines.schedule,
+      identifySchedule: turns.schedule,
+    });
+    try {
+      expect([...a.fake.shards.keys()]).toEqual([0]);
+      const started = b.start();
+      await turns.next();
+      expect(a.fake.shards.has(1)).toBe(false);
+      w.clock.advance(IDENTIFY_TURN_MS);
+      a.fake.advance(IDENTIFY_TURN_MS);
+      turns.fire();
+      await started;
+      expect([...a.fake.shards.keys()].sort()).toEqual([0, 1]);
+      expect(a.fake.identifyRejections).toEqual([]);
+      const [first, second] = a.fake.identifies;
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(5_000);
+
+      const handled = { a: [] as string[], b: [] as string[] };
+      a.bot.gateway!.client.on('interactionCreate', (i) => handled.a.push(i.guildId!));
+      b.gateway!.client.on('interactionCreate', (i) => handled.b.push(i.guildId!));
+      for (const guild of [onZero, onOne]) {
+        const rec = await a.send(a.fake.commandInteraction('/help', { guild }));
+        expect(rec.callbacks).toEqual([4]);
+      }
+      expect(handled).toEqual({ a: [onZero.id], b: [onOne.id] });
+
+      const gone = new Promise((resolve) => a.fake.gatewayEvents.once('disconnect', resolve));
+      await a.bot.close();
+      expect(await gone).toEqual({ shard: [0, 2] });
+      expect([...a.fake.shards.keys()]).toEqual([1]);
+      const rec = await a.send(a.fake.commandInteraction('/help', { guild: onOne }));
+      expect(rec.callbacks).toEqual([4]);
+      expect(handled.b).toEqual([onOne.id, onOne.id]);
+    } finally {
+      await b.close();
+      await a.close();
     }
   });
 });

@@ -74,10 +74,10 @@ describe('POST /interactions: every command', () => {
     [`/player tag:${player()} view:season`, { file: 'season.png' }],
     [`/player tag:${player()} view:charts`, { file: 'chart-1.png' }],
     [`/player tag:${player()} view:push`, { ephemeral: true }],
-    [`/club tag:${club()}`, { file: 'club.png' }],
-    [`/club tag:${club()} view:members`, {}],
-    [`/club tag:${club()} view:membership`, { file: 'chart.png' }],
-    [`/club tag:${club()} view:log`, { ephemeral: true }],
+    [`/club show tag:${club()}`, { file: 'club.png' }],
+    [`/club show tag:${club()} view:members`, {}],
+    [`/club show tag:${club()} view:membership`, { file: 'chart.png' }],
+    [`/club show tag:${club()} view:log`, { ephemeral: true }],
     ['/ranking type:clubs country:fr', {}],
     ['/ranking type:brawler brawler:16000001', {}],
     ['/brawler name:colt', {}],
@@ -114,6 +114,18 @@ describe('POST /interactions: every command', () => {
       expect(m.embeds.length + m.content.length, text).toBeGreaterThan(0);
     }
     expect(h.fake.rejections).toEqual([]);
+  });
+
+  it('answers an interaction delivered twice once: the second POST gets 409 and changes nothing', async () => {
+    const rec = h.fake.commandInteraction('/help', { guild: h.guild });
+    const [first, second] = await Promise.all([h.fake.post(h.endpoint!, rec), h.fake.post(h.endpoint!, rec)]);
+    expect([first.status, second.status].sort()).toEqual([200, 409]);
+    await h.fake.settled(rec);
+    expect(rec.callbacks).toEqual([4]);
+    expect(rec.calls.filter((c) => c.status >= 400)).toEqual([]);
+    // and again later: still refused
+    expect((await h.fake.post(h.endpoint!, rec)).status).toBe(409);
+    expect(rec.callbacks).toEqual([4]);
   });
 
   it('updates messages from buttons inline, and with files through a deferred update', async () => {

@@ -91,7 +91,7 @@ describe('guild settings', () => {
       ),
     );
     expect((await settings.get('7')).members).toHaveLength(20);
-    const board = { id: 'b1', channelId: '1', source: { kind: 'members' as const }, intervalMinutes: 30, createdBy: '1', createdAt: 0, locale: 'en-US', failures: 0 };
+    const board = { id: 'b1', channelId: '1', source: { kind: 'members' as const }, intervalMinutes: 30, createdBy: '1', createdAt: 0, locale: 'en-US', failures: 0, metric: 'trophies' as const };
     await settings.update('7', (g) => {
       g.boards.push(board);
     });

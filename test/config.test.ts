@@ -14,6 +14,15 @@ describe('config', () => {
     expect(cfg.RANKING_COUNTRIES).toContain('US');
   });
 
+  it('reads the shards of this process as ids and ranges out of SHARD_COUNT', () => {
+    expect(loadConfig({}).SHARD_IDS).toBeUndefined();
+    expect(loadConfig({}).SHARD_COUNT).toBeUndefined();
+    const cfg = loadConfig({ SHARD_COUNT: '16', SHARD_IDS: '8-11, 3,0,3' });
+    expect(cfg.SHARD_COUNT).toBe(16);
+    expect(cfg.SHARD_IDS).toEqual([0, 3, 8, 9, 10, 11]);
+    expect(() => loadConfig({ SHARD_COUNT: '2', SHARD_IDS: '1-2' })).toThrow('SHARD_IDS="1-2": shard ids run from 0 to SHARD_COUNT-1 (1); got 2');
+  });
+
   it('reads comma-separated tokens and a redis cache URL', () => {
     const cfg = loadConfig({ BRAWLSTARS_API_TOKEN: ' a.b.c , d.e.f ', CACHE_URL: 'redis://127.0.0.1:6379' });
     expect(cfg.BRAWLSTARS_API_TOKEN).toEqual(['a.b.c', 'd.e.f']);
@@ -34,6 +43,10 @@ describe('config', () => {
     ['RANKING_COUNTRIES', 'US,USA', /RANKING_COUNTRIES="US,USA": expected comma-separated two-letter country codes/],
     ['DISCORD_PUBLIC_KEY', 'abc', /expected the application public key: 64 hex characters/],
     ['STARR_SECRET', 'short', /expected at least 16 characters/],
+    ['SHARD_COUNT', '0', /SHARD_COUNT="0": expected a whole number from 1/],
+    ['SHARD_IDS', 'one', /SHARD_IDS="one": expected shard ids like 0,1 or ranges like 0-3/],
+    ['SHARD_IDS', '3-1', /the range 3-1 runs backwards/],
+    ['SHARD_IDS', '0,1', /SHARD_IDS="0,1": set SHARD_COUNT too/],
   ])('rejects %s=%s with one message naming the variable and what it expects', (name, value, message) => {
     let caught: unknown;
     try {

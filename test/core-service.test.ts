@@ -17,6 +17,7 @@ import * as S from '../src/upstream/schemas.ts';
 import { InvalidTagError } from '../src/upstream/tags.ts';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy.ts';
 import { ManualSchedule } from './support/manual-schedule.ts';
+import { RUN_REDIS } from './support/stores.ts';
 
 const T0 = Date.UTC(2026, 10, 21, 9, 0, 0);
 const MINUTE = 60_000;
@@ -343,7 +344,7 @@ describe('observers', () => {
   });
 });
 
-describe.runIf(process.env.REDIS_URL)('on Redis', () => {
+describe.runIf(RUN_REDIS)('on Redis', () => {
   it('a copy fetched by one instance serves another through Redis, stale included', async () => {
     const kv = openKeyvStores(process.env.REDIS_URL!);
     cleanup.push(() => kv.close());

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HistoryStore } from '../src/store/history-store.ts';
 import { StoreUnavailableError } from '../src/store/sql.ts';
 import { answers, fill, world } from './support/history-answers.ts';
-import { backends, DATABASE_URL, openStore, terminateConnections, type BackendFixture } from './support/stores.ts';
+import { backends, DATABASE_URL, RUN_POSTGRES, openStore, terminateConnections, type BackendFixture } from './support/stores.ts';
 
 const T0 = Date.UTC(2026, 5, 10, 0);
 const HOUR = 3_600_000;
@@ -34,6 +34,8 @@ describe.each(BACKENDS)('poll schedule on $name', (backend: BackendFixture) => {
     await store.pin('player', b, 'link:42', T0 - HOUR);
     await store.track('player', c, T0 + 2 * HOUR, T0 + 10);
     expect((await store.due('player', T0 + 10_000, 10)).map((d) => d.tag)).toEqual([b, a, c]);
+    // when each became due: the cluster's poll jobs are named by it
+    expect((await store.due('player', T0 + 10_000, 10)).map((d) => d.dueAt)).toEqual([T0 - HOUR, T0, T0]);
     expect((await store.tracking('player', a, T0)).until).toBe(T0 + DAY);
 
     const ids = (await store.due('player', T0 + 10_000, 10)).map((d) => d.id);
@@ -60,7 +62,7 @@ describe.each(BACKENDS)('poll schedule on $name', (backend: BackendFixture) => {
   });
 });
 
-describe.skipIf(!DATABASE_URL)('PostgreSQL against SQLite', () => {
+describe.runIf(RUN_POSTGRES)('PostgreSQL against SQLite', () => {
   const [sqlite, postgres] = BACKENDS;
   let a: HistoryStore;
   let b: HistoryStore;
@@ -79,6 +81,7 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL against SQLite', () => {
     expect(Object.keys(x).length).toBeGreaterThan(100);
     expect((x.clubEvents as unknown[]).length).toBeGreaterThan(0);
     expect((x.maps as unknown[]).length).toBeGreaterThan(0);
+    expect((x.battleSummary as [string, { battles: number }][]).some(([, s]) => s.battles > 0)).toBe(true);
     expect(Object.keys(x).filter((k) => JSON.stringify(x[k]) !== JSON.stringify(y[k]))).toEqual([]);
     expect(y).toEqual(x);
   });
@@ -91,7 +94,7 @@ describe.skipIf(!DATABASE_URL)('PostgreSQL against SQLite', () => {
   });
 });
 
-describe.skipIf(!DATABASE_URL)('PostgreSQL connection loss', () => {
+describe.runIf(RUN_POSTGRES)('PostgreSQL connection loss', () => {
   it('retries a batch whose connections were cut and loses nothing committed', async () => {
     const pg = BACKENDS.find((x) => x.name === 'postgres')!;
     const where = pg.fresh() as { url: string; schema: string };

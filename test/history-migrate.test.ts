@@ -14,7 +14,7 @@ import { HistoryStore } from '../src/store/history-store.ts';
 import { openKeyvStores } from '../src/store/keyv.ts';
 import type { Player } from '../src/upstream/schemas.ts';
 import { answers, fill, T0, world } from './support/history-answers.ts';
-import { backends, DATABASE_URL, type BackendFixture } from './support/stores.ts';
+import { backends, DATABASE_URL, RUN_POSTGRES, type BackendFixture } from './support/stores.ts';
 
 function cli(env: Record<string, string>) {
   const out: string[] = [];
@@ -23,7 +23,7 @@ function cli(env: Record<string, string>) {
   return { io, out, err };
 }
 
-describe.skipIf(!DATABASE_URL)('starr migrate', () => {
+describe.runIf(RUN_POSTGRES)('starr migrate', () => {
   let dir: string;
   let pg: BackendFixture;
   let where: { url: string; schema: string };

@@ -13,7 +13,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { World } from '../src/sim/world.ts';
 import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../src/store/history-schema.ts';
-import { PG_MIGRATIONS } from '../src/store/history-schema-pg.ts';
+import { ensureTrigram, PG_MIGRATIONS } from '../src/store/history-schema-pg.ts';
+import { pgSchemaLock } from '../src/store/postgres.ts';
+import { Postgres } from '../src/store/postgres.ts';
 import { HistoryStore } from '../src/store/history-store.ts';
 import { foldName, matchClass } from '../src/store/search-fold.ts';
 import { Sqlite } from '../src/store/sqlite.ts';
@@ -102,6 +104,44 @@ describe('schema', () => {
     await store.w.run('UPDATE schema_version SET version = ?', [latest + 1]);
     await store.close();
     await expect(openStore(where)).rejects.toThrow(/schema version \d+, newer than this version of Starr Stats understands/);
+  });
+
+  // A cluster's processes start together on one PostgreSQL database; SQLite serves one process.
+  it.runIf(backend.name === 'postgres')('several stores opened at once on a new schema all start, at the latest version (a cluster starting together)', async () => {
+    const where = backend.fresh();
+    const stores = await Promise.all(Array.from({ length: 6 }, () => openStore(where)));
+    try {
+      const latest = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+      for (const s of stores) expect(await schemaVersion(s.r)).toBe(latest);
+      expect(await stores[0]!.r.all('SELECT version FROM schema_version')).toEqual([{ version: latest }]);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it.runIf(backend.name === 'postgres')('upgrades a PostgreSQL store of version 3: names recorded before are found by word and substring', async () => {
+    const where = backend.fresh() as { url: string; schema: string };
+    const db = await Postgres.open(where.url, { schema: where.schema });
+    await ensureTrigram(db);
+    await migrate(db, PG_MIGRATIONS, 3, pgSchemaLock);
+    // as version 3 wrote them: words after a space, no `sub`
+    await db.run(
+      `INSERT INTO player (tag, name, trophies, seen_at, folded, words) VALUES
+       ('#P1', 'BR|Sam_YT', 500, 1, 'br|sam_yt', ' br sam yt'), ('#P2', 'Samuel', 600, 1, 'samuel', ' samuel'), ('#P3', '星_YT', 10, 1, '星_yt', ' 星 yt')`,
+    );
+    await db.close();
+
+    const store = await openStore(where);
+    expect(await schemaVersion(store.r)).toBe(4);
+    const find = async (q: string) => (await store.search('player', q, 10, 0)).items.map((h) => [h.tag, h.match]);
+    expect(await find('sam')).toEqual([['#P2', 1], ['#P1', 2]]);
+    expect(await find('br sam')).toEqual([['#P1', 2]]);
+    expect(await find('m_y')).toEqual([['#P1', 3]]);
+    expect(await find('星_y')).toEqual([['#P3', 1]]);
+    // rows written after the upgrade carry the new columns too
+    await store.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: ranking([['#P4', 'Dark-Sam', 700]]) }]);
+    expect(await find('sam')).toEqual([['#P2', 1], ['#P4', 2], ['#P1', 2]]);
+    await store.close();
   });
 });
 
@@ -370,6 +410,29 @@ describe('name search', () => {
     // an older sighting never overwrites a newer name
     await store.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: ranking([['#J2', 'jerome', 200]]) }]);
     expect(await find('renamed')).toEqual([['Renamed', 0]]);
+  });
+
+  it('ranks a pattern matching more names than the total counts, on every page, as the match classes say', async () => {
+    const s = await openStore(backend.fresh());
+    const shapes = ['Sam', 'BR|Sam', 'Samu', 'Dark Sam', 'xsamx', 'Sámi_YT', 'Tom', 'br sam', 'Sam', 'Isam'];
+    const rows = Array.from({ length: 3000 }, (_, i) => {
+      const shape = shapes[i % shapes.length]!;
+      return [`#M${i}`, i % 3 === 0 ? shape : `${shape}${i}`, (i * 7919) % 5000] as [string, string, number];
+    });
+    for (let i = 0; i < rows.length; i += 500) await s.record([{ kind: 'playerRanking', atMs: T0, region: 'global', data: ranking(rows.slice(i, i + 500)) }]);
+    for (const query of ['sam', 'SAM', 'br sam', 'sa', 'am_y', 'tom1']) {
+      const q = foldName(query);
+      const expected = rows
+        .map(([tag, name, trophies], i) => ({ tag, cls: matchClass(foldName(name), q), trophies, i }))
+        .filter((r) => r.cls !== null)
+        .sort((x, y) => x.cls! - y.cls! || y.trophies - x.trophies || x.i - y.i);
+      for (const [limit, offset] of [[50, 0], [100, 250], [250, 1000]] as const) {
+        const got = await s.search('player', query, limit, offset);
+        expect(got.items.map((h) => [h.tag, h.match]), `${query} ${limit}/${offset}`).toEqual(expected.slice(offset, offset + limit).map((e) => [e.tag, e.cls]));
+        expect(got.total, query).toBe(Math.min(2500, expected.length));
+      }
+    }
+    await s.close();
   });
 
   it('agrees with the match classes for any names and queries', async () => {

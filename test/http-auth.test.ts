@@ -11,6 +11,7 @@ import { defineRoute, json, routeGroup } from '../src/http/route.ts';
 import { z } from 'zod';
 import { serve, type HttpClient } from './support/http.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
+import { RUN_REDIS } from './support/stores.ts';
 
 const T0 = Date.UTC(2026, 5, 1, 12, 0, 0);
 
@@ -269,7 +270,7 @@ describe('rate limits', () => {
   });
 });
 
-describe.runIf(process.env.REDIS_URL)('rate limits on Redis', () => {
+describe.runIf(RUN_REDIS)('rate limits on Redis', () => {
   it('are shared by every instance of the server', async () => {
     const w = await startWorld({ startMs: T0, cacheUrl: process.env.REDIS_URL!, env: { RATE_LIMIT_FREE: '3', TRUST_PROXY: 'true' } });
     const a = await serve(createHttpServer(w.core, { now: w.now }));

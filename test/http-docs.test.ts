@@ -1,4 +1,7 @@
 /** /openapi.json, /docs, /healthz, /readyz and /metrics. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointLabel, MetricsRegistry } from '../src/http/metrics.ts';
@@ -119,6 +122,20 @@ describe('/docs', () => {
 });
 
 describe('health and metrics', () => {
+  // first: later tests put the simulated API in maintenance
+  it('/metrics says what holds the memory: the main thread, each render worker after a picture, the caches', async () => {
+    const picture = await http.get(`/players/${encodeURIComponent(w.sim.world.playerTag(0))}/image?quality=low`);
+    expect(picture.status).toBe(200);
+    const r = await http.get('/metrics');
+    const value = (re: RegExp) => Number(re.exec(r.text)?.[1] ?? NaN);
+    expect(value(/^starr_process_memory_bytes\{thread="main",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
+    expect(value(/^starr_process_memory_bytes\{thread="main",kind="heap_total"\} (\d+)$/m)).toBeGreaterThanOrEqual(value(/^starr_process_memory_bytes\{thread="main",kind="heap_used"\} (\d+)$/m));
+    expect(value(/^starr_process_memory_bytes\{thread="render1",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
+    // the profile (about 60 KB as JSON) is in the answers' cache, the picture in the pictures'
+    expect(value(/^starr_cache_memory_bytes\{cache="answers"\} (\d+)$/m)).toBeGreaterThan(50_000);
+    expect(value(/^starr_cache_memory_bytes\{cache="pictures"\} (\d+)$/m)).toBe(picture.body.length);
+  });
+
   it('/healthz says the process is alive, which upstream and store it uses', async () => {
     const r = await http.get('/healthz');
     expect(r.status).toBe(200);
@@ -129,7 +146,8 @@ describe('health and metrics', () => {
   it('/readyz is ready while the store and the game API answer, 503 while the game API is down with nothing fresh', async () => {
     const ready = await http.get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { store: { ok: true }, upstream: { ok: true } } });
+    // one process on SQLite: no PostgreSQL or Redis to check
+    expect(ready.json()).toEqual({ status: 'ready', role: 'all', checks: { store: { ok: true }, upstream: { ok: true } } });
 
     w.clock.advance(3600_000);
     w.sim.faults.set({ maintenance: true });
@@ -228,5 +246,35 @@ describe('the document describes what the server sends', () => {
       w.sim.faults.set({ maintenance: false });
       w.clock.advance(60_000);
     }
+  });
+});
+
+describe('/readyz of a process whose Redis does not answer', () => {
+  let down: TestWorld;
+  let client: HttpClient;
+  let cacheDir = '';
+  beforeAll(async () => {
+    // REDIS_URL points where nothing listens; the cache stays on SQLite, so only Redis is missing
+    cacheDir = mkdtempSync(join(tmpdir(), 'starr-readyz-'));
+    down = await startWorld({ startMs: T0, cacheUrl: `sqlite://${join(cacheDir, 'cache.sqlite')}`, env: { REDIS_URL: 'redis://127.0.0.1:9', ROLE: 'worker' } });
+    const app = createHttpServer(down.core, { routes: 'health' });
+    client = await serve(app);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await down?.close();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  it('is 503 naming Redis, with the role; the health-only server has nothing else', async () => {
+    const r = await client.get('/readyz');
+    expect(r.status).toBe(503);
+    expect(r.json()).toMatchObject({
+      status: 'not ready',
+      role: 'worker',
+      checks: { store: { ok: true }, upstream: { ok: true }, redis: { ok: false, detail: 'Redis (REDIS_URL) does not answer' } },
+    });
+    expect((await client.get('/healthz')).status).toBe(200);
+    expect((await client.get('/brawlers')).status).toBe(404);
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openKeyvStores, type KeyvStores } from '../src/store/keyv.ts';
 import { createRateLimiter, KeyvRateLimiter, RedisRateLimiter } from '../src/store/ratelimit.ts';
+import { RUN_REDIS } from './support/stores.ts';
 
 describe('rate limiter on SQLite', () => {
   let dir: string;
@@ -65,7 +66,7 @@ describe('rate limiter on SQLite', () => {
   });
 });
 
-describe.runIf(process.env.REDIS_URL)('rate limiter on Redis', () => {
+describe.runIf(RUN_REDIS)('rate limiter on Redis', () => {
   let stores: KeyvStores;
   beforeEach(() => {
     stores = openKeyvStores(process.env.REDIS_URL!);

@@ -176,7 +176,9 @@ describe('every command and view in every language', () => {
     const club = longest('club');
     const runs = [
       ...['profile', 'brawlers', 'battlelog', 'ranks', 'season', 'charts', 'log', 'push'].map((v) => `/player tag:${player} view:${v}`),
-      ...['overview', 'members', 'trophies', 'membership', 'log'].map((v) => `/club tag:${club} view:${v}`),
+      ...['overview', 'members', 'trophies', 'membership', 'log'].map((v) => `/club show tag:${club} view:${v}`),
+      `/club activity tag:${club}`,
+      '/settings activity min_gain:200 idle_days:3',
       '/ranking type:players',
       '/ranking type:clubs country:DE',
       '/ranking type:brawler brawler:16000000',

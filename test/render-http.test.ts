@@ -169,7 +169,7 @@ describe('errors', () => {
       ],
     });
     const club = await get(`/clubs/${tag(subjects.club)}/image?option=1`);
-    expect(club.json().detail[0]).toMatchObject({ type: 'literal_error', loc: ['query', 'option'], ctx: { expected: '2 or 200' } });
+    expect(club.json().detail[0]).toMatchObject({ type: 'literal_error', loc: ['query', 'option'], ctx: { expected: '2, 3 or 200' } });
     const chart = await get(`/clubs/${tag(subjects.club)}/chart?option=4`);
     expect(chart.json().detail[0]).toMatchObject({ type: 'literal_error', ctx: { expected: '1, 2 or 3' } });
     const notInt = await get(`/players/${tag(subjects.player)}/chart?option=x`);
@@ -224,6 +224,36 @@ describe('errors', () => {
     }
     const option = doc.paths['/players/{tag}/image'].get.parameters.find((x: { name: string }) => x.name === 'option');
     expect(option.description).toMatch(/Mastery \(historic\).*victories/s);
+  });
+});
+
+describe('charts without from/to end at the newest data, not the clock', () => {
+  it('the same data is drawn once; a new recording makes a new chart', async () => {
+    const player = world.playerTag(7);
+    const path = `/players/${tag(player)}/chart?option=1`;
+    // the look-up records a profile; written before the chart reads the history
+    expect((await get(`/players/${tag(player)}`)).status).toBe(200);
+    await w.history.flush();
+    const first = await get(path);
+    png(first);
+    const drawn = w.images.renders;
+
+    // later, the same data: the cached chart, not a new one ending at the new "now"
+    w.clock.advance(30_000);
+    const again = await get(path);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(again.body.equals(first.body)).toBe(true);
+    expect((await get(path, { 'if-none-match': String(first.headers.etag) })).status).toBe(304);
+    expect(w.images.renders).toBe(drawn);
+
+    // a day later the profile is fetched and recorded again: the chart shows it
+    w.clock.advance(86_400_000);
+    expect((await get(`/players/${tag(player)}`)).status).toBe(200);
+    await w.history.flush();
+    const later = await get(path, { 'if-none-match': String(first.headers.etag) });
+    expect(later.status).toBe(200);
+    expect(later.headers.etag).not.toBe(first.headers.etag);
+    expect(w.images.renders).toBe(drawn + 1);
   });
 });
 

@@ -18,6 +18,7 @@ import {
 import { recordedPoints, shortageText } from '../src/render/chart.ts';
 import { pixelSize, QUALITY_SCALE, type Quality } from '../src/render/draw.ts';
 import { prepareJob, renderCanvas, renderPng } from '../src/render/index.ts';
+import { encodePng } from '../src/render/png.ts';
 import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0, worldRecords, worldStats } from './fixtures/render/cases.ts';
@@ -165,6 +166,24 @@ describe('render pool', () => {
     expect(fromWorker.data.equals(here.data)).toBe(true);
   });
 
+  it('hands pictures over in shared memory (uncounted by V8) up to its bound between full collections, then in counted buffers: the same bytes', async () => {
+    const pool = new RenderPool({ size: 1, sharedBytesPerCollection: 1 });
+    pools.push(pool);
+    const job: RenderJob = { kind: 'clubChart', option: 2, quality: 'low', input: { name: 'Shared', tag: '#2', from: 0, to: 1, series: [] } };
+    const first = await pool.render(job);
+    expect(first.buffer).toBeInstanceOf(SharedArrayBuffer);
+    // a full collection between two pictures lifts the bound again, so of the next four at least one comes counted
+    const next = [];
+    for (let i = 0; i < 4; i++) next.push(await pool.render(job));
+    expect(next.some((png) => !(png.buffer instanceof SharedArrayBuffer) && png.buffer instanceof ArrayBuffer)).toBe(true);
+    for (const png of next) expect(Buffer.compare(first, png)).toBe(0);
+    expect(decode(first).data.equals(decode(await renderPng(job)).data)).toBe(true);
+
+    const unbounded = new RenderPool({ size: 1 });
+    pools.push(unbounded);
+    for (let i = 0; i < 3; i++) expect((await unbounded.render(job)).buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
   it('starts its workers ahead of the first picture when the ImageService is warmed, and a failing start never rejects', async () => {
     const pool = new RenderPool({ size: 1 });
     pools.push(pool);
@@ -243,5 +262,17 @@ describe('PNG size', () => {
       await prepareJob(job);
       expect({ o, ours: (await renderPng(job)).length <= skiaBytes(job) }).toEqual({ o, ours: true });
     }
+  });
+
+  it('cards and grids are lossless: the decoded PNG holds exactly the canvas’s pixels', async () => {
+    await jobs.service.playerImage(subjects.player, 14, 'high');
+    const job = jobs.jobs.at(-1)!;
+    await prepareJob(job);
+    const canvas = renderCanvas(job);
+    const rgba = Buffer.from(canvas.data());
+    const png = decode(await encodePng(rgba, canvas.width, canvas.height, 'truecolour'));
+    expect([png.width, png.height]).toEqual([canvas.width, canvas.height]);
+    // the canvas is opaque; the PNG is RGB, decoded back to RGBA with alpha 255
+    expect(png.data.equals(rgba)).toBe(true);
   });
 });

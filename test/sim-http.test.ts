@@ -206,4 +206,56 @@ describe('control endpoints', () => {
     expect((await call(`/players/${tag}/battlelog`)).text).toBe(before);
     expect((await controlCall('/_sim/clock', sim.token, { method: 'POST', body: '{"jump":1}' })).status).toBe(400);
   });
+  it('logs every request of the official paths, refused ones too, readable by path and resettable', async () => {
+    expect((await controlCall('/_sim/log', sim.token, { method: 'DELETE' })).body).toEqual({ total: 0, dropped: 0, requests: [] });
+    const tag = encodeURIComponent(sim.world.playerTag(5));
+    const from = Date.now();
+    await call(`/players/${tag}`);
+    await call(`/players/${tag}/battlelog`);
+    await call('/brawlers?limit=2');
+    await call('/brawlers', 'bad');
+    const to = Date.now();
+    const all = await controlCall('/_sim/log', sim.token);
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(4);
+    expect(all.body.requests.map((r: { path: string }) => r.path)).toEqual([
+      `/v1/players/${tag}`,
+      `/v1/players/${tag}/battlelog`,
+      '/v1/brawlers?limit=2',
+      '/v1/brawlers',
+    ]);
+    for (const r of all.body.requests as { at: number }[]) expect(r.at >= from && r.at <= to).toBe(true);
+    // who asked: Node's fetch says so in its User-Agent
+    expect(all.body.requests[0].userAgent).toBe('node');
+    // the control endpoints themselves are not upstream requests
+    const players = await controlCall('/_sim/log?path=/players/', sim.token);
+    expect(players.body.requests).toHaveLength(2);
+    expect(sim.log.view().total).toBe(4);
+    expect((await controlCall('/_sim/log', 'bad')).status).toBe(403);
+    expect((await controlCall('/_sim/log', sim.token, { method: 'DELETE' })).body.total).toBe(0);
+    expect(sim.log.view().requests).toEqual([]);
+  });
+
+  it('changes a player profile icon as the player would in the game, and refuses what is not an icon', async () => {
+    const tag = sim.world.playerTag(5);
+    const path = `/_sim/players/${encodeURIComponent(tag)}/icon`;
+    const post = (body: string, token: string | null = sim.token) => controlCall(path, token, { method: 'POST', body });
+    const before = (await call(`/players/${encodeURIComponent(tag)}`)).body.icon.id;
+    const next = before === 28000000 ? 28000001 : 28000000;
+    expect((await post(JSON.stringify({ id: next }), null)).status).toBe(403);
+    expect((await post('{"id":"28000000"}')).status).toBe(400);
+    expect((await post('{"id":27999999}')).status).toBe(400);
+    expect((await controlCall(`/_sim/players/${encodeURIComponent('#QQQQQQQQQ')}/icon`, sim.token, { method: 'POST', body: '{"id":28000000}' })).status).toBe(404);
+    expect((await call(`/players/${encodeURIComponent(tag)}`)).body.icon.id).toBe(before);
+    const set = await post(JSON.stringify({ id: next }));
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ tag, icon: { id: next } });
+    expect((await call(`/players/${encodeURIComponent(tag)}`)).body.icon.id).toBe(next);
+    // The club's member list shows the same icon: one rule for every body.
+    const club = (await call(`/players/${encodeURIComponent(tag)}`)).body.club;
+    if (club?.tag) {
+      const members = (await call(`/clubs/${encodeURIComponent(club.tag)}/members`)).body.items as { tag: string; icon: { id: number } }[];
+      expect(members.find((m) => m.tag === tag)?.icon.id).toBe(next);
+    }
+  });
 });

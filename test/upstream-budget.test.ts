@@ -1,10 +1,15 @@
 /**
  * The shared request budget on a virtual clock: rate per token, round-robin, throttled tokens
- * skipped, interactive before polling, a bounded queue, refusal instead of endless waiting.
+ * skipped, interactive before polling, a bounded queue, refusal instead of endless waiting. And
+ * the same buckets shared by two processes through Redis (REDIS_URL, a key prefix of this run,
+ * deleted after; under CI=true Redis must be there).
  */
-import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RequestBudget, type UpstreamClock } from '../src/upstream/budget.ts';
 import { ThrottledError } from '../src/upstream/errors.ts';
+import { bucketKey, RedisBuckets } from '../src/upstream/shared-budget.ts';
+import { connectRedis } from '../src/store/redis.ts';
 
 /** Sleeping moves virtual time forward at once. */
 function virtualClock(start = 1_000_000): UpstreamClock & { t: number } {
@@ -114,6 +119,87 @@ describe('RequestBudget', () => {
     ac.abort(new Error('user went away'));
     await expect(waiting).rejects.toThrow('user went away');
     expect(b.queued).toBe(0);
+    b.close();
+  });
+});
+
+const REDIS_URL = process.env.REDIS_URL;
+const inCi = process.env.CI === 'true' || process.env.CI === '1';
+
+describe.skipIf(!REDIS_URL && !inCi)('RequestBudget shared by two processes (Redis)', () => {
+  const prefix = `starr_budget_${randomUUID().slice(0, 8)}:`;
+  const target = { url: REDIS_URL ?? 'redis://127.0.0.1:6379', prefix };
+  const clients = [connectRedis(target), connectRedis(target)];
+  const raw = connectRedis({ ...target, prefix: '' });
+  afterAll(async () => {
+    const keys = await raw.keys(`${prefix}*`);
+    if (keys.length > 0) await raw.del(...keys);
+    await Promise.all([...clients, raw].map((c) => c.quit()));
+  });
+
+  /** Two processes' budgets over the same tokens, on one virtual clock. */
+  function pair(tokens: string[], rps: number) {
+    const clock = virtualClock();
+    const [a, b] = clients.map((c) => new RequestBudget({ tokens: tokens.length, rps, clock, shared: new RedisBuckets(c, tokens) })) as [RequestBudget, RequestBudget];
+    return { clock, a, b };
+  }
+
+  it('both together send at most rps per token, polls leaving a fifth of the burst to users', async () => {
+    const { clock, a, b } = pair([`token-${randomUUID()}`], 5);
+    const start = clock.t;
+    const times: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      await (i % 2 ? a : b).acquire('poll');
+      times.push(clock.t - start);
+    }
+    // 4 at once (one place of the burst of 5 kept for users), then one every 200 ms across both
+    expect(times).toEqual([0, 0, 0, 0, 200, 400, 600, 800, 1000, 1200, 1400, 1600]);
+    // a user's request finds the place the polls left
+    const before = clock.t;
+    await a.acquire('interactive');
+    expect(clock.t).toBe(before);
+    a.close();
+    b.close();
+  });
+
+  it("a token one process saw throttled is skipped by the other until the penalty ends", async () => {
+    const tokens = [`token-${randomUUID()}`, `token-${randomUUID()}`];
+    const { clock, a, b } = pair(tokens, 100);
+    a.penalise(0, 5_000);
+    // the penalty reaches Redis before b asks (penalise does not wait for it)
+    await clients[0]!.ping();
+    const start = clock.t;
+    const got: number[] = [];
+    for (let i = 0; i < 4; i++) got.push(await b.acquire('interactive'));
+    expect(got).toEqual([1, 1, 1, 1]);
+    expect(clock.t).toBe(start);
+    a.close();
+    b.close();
+  });
+
+  it('keys each bucket by a digest of its token, never the token', async () => {
+    const token = `secret-token-${randomUUID()}`;
+    const { a } = pair([token], 10);
+    await a.acquire('interactive');
+    const keys = await raw.keys(`${prefix}*`);
+    expect(keys).toContain(`${prefix}${bucketKey(token)}`);
+    expect(keys.some((k) => k.includes(token))).toBe(false);
+    a.close();
+  });
+
+  it('falls back to its own buckets when Redis fails', async () => {
+    // a connection that is gone: every command fails at once
+    const broken = connectRedis(target);
+    broken.disconnect();
+    const clock = virtualClock();
+    const b = new RequestBudget({ tokens: 1, rps: 5, clock, shared: new RedisBuckets(broken, ['t']) });
+    const start = clock.t;
+    const times: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      await b.acquire('poll');
+      times.push(clock.t - start);
+    }
+    expect(times).toEqual([0, 0, 0, 0, 0, 200, 400]);
     b.close();
   });
 });

@@ -1,10 +1,11 @@
 /**
- * The service as an operator starts it, for benchmarks: `node bin/starr.js serve` (what `npm start`
- * runs) in its own process with the default settings and log level, its log written to a file,
+ * The service as an operator starts it, for benchmarks: what `npm start` runs (package.json's start
+ * script: MALLOC_ARENA_MAX=2 node bin/starr.js serve) in its own process with the default settings and log level, its log written to a file,
  * a fresh DATA_DIR, RATE_LIMIT_FREE raised so a benchmark's load is not refused.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,26 @@ export function cpuOf(pid: number): number {
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/**
+ * Waits until the process is quiet: less than `share` of one core over `windowMs` (after start-up,
+ * the demo backfill and the poller's first rounds take 20–40 s of CPU on the 2-core machine; timed
+ * requests must not pay for them). Gives up after `maxMs` and says so. Returns the seconds waited.
+ */
+export async function settled(pid: number, opts: { share?: number; windowMs?: number; maxMs?: number } = {}): Promise<number> {
+  const { share = 0.03, windowMs = 3000, maxMs = 120_000 } = opts;
+  const start = Date.now();
+  for (;;) {
+    const before = cpuOf(pid);
+    await new Promise((r) => setTimeout(r, windowMs));
+    const used = (cpuOf(pid) - before) / 1000 / windowMs;
+    if (used < share) return (Date.now() - start) / 1000;
+    if (Date.now() - start > maxMs) {
+      console.log(`(the service still used ${(used * 100).toFixed(0)}% of a core after ${maxMs / 1000} s; measuring anyway)`);
+      return (Date.now() - start) / 1000;
+    }
+  }
 }
 
 export async function until<T>(what: string, f: () => Promise<T | undefined>, ms: number): Promise<T> {
@@ -46,17 +67,38 @@ export interface RunningService {
   dir: string;
   /** the tag of the strongest player of the simulated world */
   topTag: string;
-  logLines(): string[];
+  /**
+   * The log's lines that contain `text`: how many, and the last (read as a stream: a benchmark's
+   * log of a million request lines is larger than a string may be).
+   */
+  logLinesWith(text: string): Promise<{ count: number; last: string | undefined }>;
   stop(keepDir?: boolean): Promise<void>;
+}
+
+/**
+ * What `npm start` runs, read from package.json's start script: its environment assignments
+ * (MALLOC_ARENA_MAX) and node's arguments, so the benchmarks measure exactly that.
+ */
+export function startCommand(): { env: Record<string, string>; args: string[] } {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = script.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  if (words.shift() !== 'node') throw new Error(`the start script does not run node: ${script}`);
+  return { env, args: words };
 }
 
 export async function startService(opts: { profile?: boolean; env?: Record<string, string> } = {}): Promise<RunningService> {
   const dir = mkdtempSync(join(tmpdir(), 'starr-bench-'));
   const port = 18_000 + (process.pid % 2000);
   const log = openSync(join(dir, 'service.log'), 'a');
-  const child: ChildProcess = spawn(process.execPath, [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), join(ROOT, 'bin/starr.js'), 'serve'], {
+  const start = startCommand();
+  const child: ChildProcess = spawn(process.execPath, [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...start.args], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), RATE_LIMIT_FREE: '1000000', ...opts.env },
+    env: { ...process.env, ...start.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), RATE_LIMIT_FREE: '1000000', ...opts.env },
     stdio: ['ignore', log, log],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -81,7 +123,16 @@ export async function startService(opts: { profile?: boolean; env?: Record<strin
       pid: child.pid!,
       dir,
       topTag,
-      logLines: () => readFileSync(join(dir, 'service.log'), 'utf8').split('\n'),
+      logLinesWith: async (text: string) => {
+        let count = 0;
+        let last: string | undefined;
+        for await (const l of createInterface({ input: createReadStream(join(dir, 'service.log')), crlfDelay: Infinity })) {
+          if (!l.includes(text)) continue;
+          count++;
+          last = l;
+        }
+        return { count, last };
+      },
       stop,
     };
   } catch (e) {

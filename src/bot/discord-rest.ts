@@ -1,14 +1,16 @@
 /**
- * Channel messages with the bot token (leaderboards) over @discordjs/rest, for both transports.
+ * Channel messages with the bot token (leaderboards) and role assignment (automatic roles) over
+ * @discordjs/rest, for both transports.
  * The bot's permissions in a channel come from the gateway cache when there is one, and are
  * otherwise computed from REST reads the way Discord computes them (permissions.ts).
  */
 import { REST, type RESTOptions, type RawFile } from 'discord.js';
 import type { APIChannel, APIGuild, APIGuildMember } from 'discord-api-types/v10';
-import { Routes } from 'discord-api-types/v10';
+import { RESTJSONErrorCodes, Routes } from 'discord-api-types/v10';
 import type { ChannelPoster } from './leaderboards.ts';
 import { channelPermissions } from './permissions.ts';
 import type { RenderedMessage } from './render.ts';
+import type { GuildRoles, RoleApi } from './roles.ts';
 
 /**
  * Options for every Discord REST client of the bot (the gateway Client's, the HTTP transport's,
@@ -82,8 +84,9 @@ export class RestChannels implements ChannelPoster {
     });
   }
 
-  async post(channelId: string, msg: RenderedMessage): Promise<string> {
-    const res = (await this.rest.post(Routes.channelMessages(channelId), { body: channelBody(msg), files: rawFiles(msg) })) as { id: string };
+  async post(channelId: string, msg: RenderedMessage, opts: { nonce?: string } = {}): Promise<string> {
+    const body = opts.nonce ? { ...channelBody(msg), nonce: opts.nonce, enforce_nonce: true } : channelBody(msg);
+    const res = (await this.rest.post(Routes.channelMessages(channelId), { body, files: rawFiles(msg) })) as { id: string };
     return res.id;
   }
 
@@ -93,5 +96,69 @@ export class RestChannels implements ChannelPoster {
 
   async delete(channelId: string, messageId: string): Promise<void> {
     await this.rest.delete(Routes.channelMessage(channelId, messageId));
+  }
+}
+
+/**
+ * Automatic roles over REST: the server's roles and the bot's own (GET /guilds/{id} and the bot's
+ * member), members one by one (GET /guilds/{id}/members/{user}: no privileged members intent
+ * needed), and the role assignment routes. @discordjs/rest queues each route's calls within
+ * Discord's rate-limit headers; `calls` counts what was sent.
+ */
+export class RestRoles implements RoleApi {
+  readonly owns?: (guildId: string) => boolean;
+  private botId: Promise<string> | undefined;
+  calls = 0;
+
+  constructor(
+    private readonly rest: REST,
+    opts: { owns?(guildId: string): boolean; botUserId?: string } = {},
+  ) {
+    if (opts.owns) this.owns = opts.owns;
+    if (opts.botUserId) this.botId = Promise.resolve(opts.botUserId);
+  }
+
+  private get<T>(route: `/${string}`): Promise<T> {
+    this.calls++;
+    return this.rest.get(route) as Promise<T>;
+  }
+
+  private me(): Promise<string> {
+    this.botId ??= this.get<{ id: string }>(Routes.user('@me')).then((u) => u.id);
+    return this.botId;
+  }
+
+  async guild(guildId: string): Promise<GuildRoles | null> {
+    let guild: APIGuild;
+    try {
+      guild = await this.get<APIGuild>(Routes.guild(guildId));
+    } catch {
+      return null;
+    }
+    const member = await this.get<APIGuildMember>(Routes.guildMember(guildId, await this.me()));
+    return {
+      guildId,
+      roles: guild.roles.map((r) => ({ id: r.id, name: r.name, position: r.position, permissions: r.permissions, managed: r.managed })),
+      botRoles: member.roles,
+    };
+  }
+
+  async memberRoles(guildId: string, userId: string): Promise<string[] | null> {
+    try {
+      return (await this.get<APIGuildMember>(Routes.guildMember(guildId, userId))).roles;
+    } catch (e) {
+      if ((e as { code?: unknown }).code === RESTJSONErrorCodes.UnknownMember) return null;
+      throw e;
+    }
+  }
+
+  async addRole(guildId: string, userId: string, roleId: string): Promise<void> {
+    this.calls++;
+    await this.rest.put(Routes.guildMemberRole(guildId, userId, roleId), { reason: 'Starr Stats automatic roles' });
+  }
+
+  async removeRole(guildId: string, userId: string, roleId: string): Promise<void> {
+    this.calls++;
+    await this.rest.delete(Routes.guildMemberRole(guildId, userId, roleId), { reason: 'Starr Stats automatic roles' });
   }
 }

@@ -9,14 +9,20 @@ import {
   Events,
   GatewayIntentBits,
   MessageFlags,
+  Status,
   type BaseInteraction,
   type CommandInteractionOption,
   type InteractionEditReplyOptions,
   type InteractionReplyOptions,
 } from 'discord.js';
 import type { APIApplicationCommandInteractionDataOption } from 'discord-api-types/v10';
+import type { WebSocketManager } from '@discordjs/ws';
+import type { Coordination } from '../core/coordination.ts';
+import type { Schedule } from '../lib/schedule.ts';
 import type { Logger } from '../log.ts';
-import { RestChannels, restOptions } from './discord-rest.ts';
+import { appIdFromToken } from './deploy.ts';
+import { RestChannels, RestRoles, restOptions } from './discord-rest.ts';
+import { sharedIdentifyThrottler } from './identify.ts';
 import { LIMITS } from './limits.ts';
 import type { RenderedMessage } from './render.ts';
 import type { Incoming, Responder, Router } from './router.ts';
@@ -26,9 +32,23 @@ export interface GatewayOptions {
   token: string;
   /** REST base (DISCORD_API_URL); discord.js appends /v10 */
   apiUrl?: string;
-  /** shard ids this process runs and the total; default: Discord's recommendation ('auto') */
+  /**
+   * Shard ids this process runs and the total (SHARD_IDS / SHARD_COUNT). A count alone runs every
+   * shard of it; neither = Discord's recommendation from GET /gateway/bot, all in this process.
+   */
   shards?: number[];
   shardCount?: number;
+  /** whose turn it is to IDENTIFY, shared by every process of the bot (identify.ts) */
+  coordination: Coordination;
+  /** the identify throttler's waits (default the wall clock) */
+  identifySchedule?: Schedule;
+}
+
+/** discord.js's `shards` / `shardCount` for the options. */
+export function shardingOf(o: Pick<GatewayOptions, 'shards' | 'shardCount'>): { shards: number[] | 'auto'; shardCount?: number } {
+  if (o.shards) return { shards: o.shards, shardCount: o.shardCount ?? o.shards.length };
+  if (o.shardCount) return { shards: Array.from({ length: o.shardCount }, (_, i) => i), shardCount: o.shardCount };
+  return { shards: 'auto' };
 }
 
 function options(o: readonly CommandInteractionOption[]): APIApplicationCommandInteractionDataOption[] {
@@ -148,22 +168,35 @@ export class GatewayResponder implements Responder {
 
 export interface GatewayBot {
   client: Client;
+  /** resolves once every interaction received so far is handled (answered, or found a duplicate) */
+  idle(): Promise<void>;
+  /** null when every shard of this process is connected (ready), else which are not (/readyz) */
+  problem(): string | null;
   close(): Promise<void>;
 }
 
 /** Logs in and routes interactions; resolves once every shard is ready. */
 export async function startGateway(router: Router, services: BotServices, logger: Logger, opts: GatewayOptions): Promise<GatewayBot> {
   const log = logger.child({ component: 'gateway' });
+  const appId = appIdFromToken(opts.token) ?? 'bot';
   const client = new Client({
     intents: [GatewayIntentBits.Guilds],
     rest: restOptions(opts.apiUrl),
-    ...(opts.shards ? { shards: opts.shards, shardCount: opts.shardCount ?? opts.shards.length } : { shards: 'auto' as const }),
+    ...shardingOf(opts),
+    ws: {
+      buildIdentifyThrottler: (manager: WebSocketManager) =>
+        sharedIdentifyThrottler(manager, opts.coordination, appId, {
+          ...(opts.identifySchedule ? { schedule: opts.identifySchedule } : {}),
+          onWait: (shard, ms) => log.info({ shard, ms }, 'waiting for the shard bucket\'s identify turn'),
+          onUnshared: (shard, err) => log.warn({ shard, err }, 'identify turns cannot be shared (Redis down?): waiting a whole turn before identifying'),
+        }),
+    },
   });
   const inflight = new Set<Promise<unknown>>();
   client.on(Events.InteractionCreate, (interaction) => {
     const incoming = incomingFromDiscordJs(interaction);
     if (!incoming) return;
-    const p = router.handle(incoming, new GatewayResponder(interaction)).finally(() => inflight.delete(p));
+    const p = router.deliver(incoming, new GatewayResponder(interaction)).finally(() => inflight.delete(p));
     inflight.add(p);
   });
   client.on(Events.Error, (e) => log.error({ err: e }, 'gateway error'));
@@ -171,25 +204,36 @@ export async function startGateway(router: Router, services: BotServices, logger
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   await client.login(opts.token);
   await ready;
-  services.boards.setPoster(
-    new RestChannels(client.rest, client.user!.id, {
-      permissionsFromCache: (guildId, channelId) => {
-        const guild = client.guilds.cache.get(guildId);
-        if (!guild) return undefined;
-        const channel = guild.channels.cache.get(channelId);
-        if (!channel) return null;
-        const me = guild.members.me;
-        const perms = me ? channel.permissionsFor(me) : null;
-        return perms ? perms.bitfield : null;
-      },
-      owns: (guildId) => client.guilds.cache.has(guildId),
-    }),
-  );
-  log.info({ guilds: client.guilds.cache.size, shards: client.ws.shards.size }, 'gateway ready');
+  const channels = new RestChannels(client.rest, client.user!.id, {
+    permissionsFromCache: (guildId, channelId) => {
+      const guild = client.guilds.cache.get(guildId);
+      if (!guild) return undefined;
+      const channel = guild.channels.cache.get(channelId);
+      if (!channel) return null;
+      const me = guild.members.me;
+      const perms = me ? channel.permissionsFor(me) : null;
+      return perms ? perms.bitfield : null;
+    },
+    owns: (guildId) => client.guilds.cache.has(guildId),
+  });
+  services.boards.setPoster(channels);
+  services.feeds.setPoster(channels);
+  const rolesBefore = services.roles.discord;
+  services.roles.setApi(new RestRoles(client.rest, { owns: (guildId) => client.guilds.cache.has(guildId), botUserId: client.user!.id }));
+  log.info({ guilds: client.guilds.cache.size, shards: [...client.ws.shards.keys()], shardCount: client.options.shardCount }, 'gateway ready');
   return {
     client,
+    async idle() {
+      await Promise.allSettled([...inflight]);
+    },
+    problem() {
+      const down = [...client.ws.shards.values()].filter((s) => s.status !== Status.Ready).map((s) => s.id);
+      return down.length === 0 ? null : `gateway shard${down.length > 1 ? 's' : ''} ${down.join(', ')} of ${client.options.shardCount} not connected`;
+    },
     async close() {
       services.boards.setPoster(null);
+      services.feeds.setPoster(null);
+      services.roles.setApi(rolesBefore);
       await Promise.allSettled([...inflight]);
       await client.destroy();
     },

@@ -19,7 +19,7 @@ import type { Choice } from './command.ts';
 import { rawFiles } from './discord-rest.ts';
 import { LIMITS, MessageFlag } from './limits.ts';
 import type { RenderedMessage } from './render.ts';
-import type { Incoming, Responder, Router } from './router.ts';
+import { DUPLICATE, type Incoming, type Responder, type Router } from './router.ts';
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 raw key bytes follow it. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -219,9 +219,10 @@ export function interactionsRoute(opts: InteractionsRouteOptions): FastifyPlugin
       const responder = new HttpResponder(opts.rest, body.application_id, body.token);
       reply.raw.once('finish', () => responder.responseSent());
       reply.raw.once('close', () => responder.responseSent());
-      const work = opts.router.handle(incoming, responder).finally(() => inflight.delete(work));
+      const work = opts.router.deliver(incoming, responder).finally(() => inflight.delete(work));
       inflight.add(work);
-      const answer = await Promise.race([responder.inline, work.then(() => null)]);
+      const answer = await Promise.race([responder.inline, work.then((outcome) => (outcome === DUPLICATE ? DUPLICATE : null))]);
+      if (answer === DUPLICATE) return send(reply, 409, { error: 'this interaction is already being answered' });
       if (answer === null) {
         // The router finished without answering (it always answers; this guards a future bug).
         log.error({ ref: incoming.id }, 'interaction finished without an answer');

@@ -10,12 +10,13 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { REST } from 'discord.js';
-import { discordRest } from './discord-rest.ts';
+import { RestRoles, discordRest } from './discord-rest.ts';
 import type { CommandSet } from './command.ts';
 import { startGateway, type GatewayBot } from './gateway.ts';
 import { interactionsRoute } from './http.ts';
 import { Router, type RouterOptions } from './router.ts';
 import type { Core } from '../core/index.ts';
+import type { Schedule } from '../lib/schedule.ts';
 import { createBotServices, type BotServices } from './services.ts';
 
 export type { BotServices } from './services.ts';
@@ -23,11 +24,21 @@ export type { BotServices } from './services.ts';
 export interface BotOptions extends RouterOptions {
   commands?: CommandSet;
   now?: () => number;
-  /** gateway shard ids of this process and the total (default: Discord's recommendation) */
+  /** gateway shard ids of this process and the total (default SHARD_IDS / SHARD_COUNT, else Discord's recommendation) */
   shards?: number[];
   shardCount?: number;
+  /** the identify throttler's waits (default the wall clock) */
+  identifySchedule?: Schedule;
   /** how often due leaderboards are looked for (default one minute) */
   boardCheckMs?: number;
+  /** connect the gateway when DISCORD_TOKEN is set (default true; false in ROLE=api) */
+  gateway?: boolean;
+  /** how often club feeds look for new changes (default one minute) */
+  feedCheckMs?: number;
+  /** deliver scheduled work: leaderboards, club feeds and automatic roles (default true; false in ROLE=api) */
+  deliver?: boolean;
+  /** how often automatic roles are synced (default ROLE_SYNC_MS, five minutes) */
+  roleSyncMs?: number;
 }
 
 export interface Bot {
@@ -49,8 +60,13 @@ export function botRest(core: Core): REST {
 export async function createBot(core: Core, opts: BotOptions = {}): Promise<Bot> {
   const services = await createBotServices(core, opts);
   const router = new Router(core, services, opts);
-  const { DISCORD_TOKEN, DISCORD_PUBLIC_KEY, DISCORD_API_URL } = core.config;
+  const { DISCORD_TOKEN, DISCORD_PUBLIC_KEY, DISCORD_API_URL, SHARD_IDS, SHARD_COUNT } = core.config;
+  const shards = opts.shards ?? SHARD_IDS;
+  const shardCount = opts.shards ? opts.shardCount : (opts.shardCount ?? SHARD_COUNT);
   const rest = botRest(core);
+  // Roles need only the token: the HTTP transport manages them too; the gateway replaces this with
+  // one that knows which servers its shards hold.
+  if (DISCORD_TOKEN) services.roles.setApi(new RestRoles(rest));
   const bot: Bot = {
     services,
     router,
@@ -59,17 +75,26 @@ export async function createBot(core: Core, opts: BotOptions = {}): Promise<Bot>
       : null,
     gateway: null,
     async start() {
-      if (DISCORD_TOKEN) {
+      if (DISCORD_TOKEN && opts.gateway !== false) {
         bot.gateway = await startGateway(router, services, core.logger, {
           token: DISCORD_TOKEN,
           ...(DISCORD_API_URL ? { apiUrl: DISCORD_API_URL } : {}),
-          ...(opts.shards ? { shards: opts.shards, shardCount: opts.shardCount } : {}),
+          ...(shards ? { shards } : {}),
+          ...(shardCount ? { shardCount } : {}),
+          coordination: core.coordination,
+          ...(opts.identifySchedule ? { identifySchedule: opts.identifySchedule } : {}),
         });
       }
-      services.boards.start(opts.boardCheckMs);
+      if (opts.deliver !== false) {
+        services.boards.start(opts.boardCheckMs);
+        services.feeds.start(opts.feedCheckMs);
+        services.roles.start(opts.roleSyncMs);
+      }
     },
     async close() {
       await services.boards.stop();
+      await services.feeds.stop();
+      await services.roles.stop();
       await bot.gateway?.close();
       bot.gateway = null;
     },

@@ -3,7 +3,9 @@
  * members or the members of a server who linked an account.
  *
  * - Boards live in the guild settings (keyv), so they survive restarts; the scheduler picks up
- *   whatever is due from `lastRunAt`.
+ *   whatever is due from `lastRunAt`. Each time a board is due, one process refreshes it: the due
+ *   time is claimed on core.coordination (Redis in a cluster), so two bot processes — or a button
+ *   pressed on both at once — edit it once.
  * - One board failing (deleted channel, missing permission, a club that no longer exists) never
  *   stops the others: each refresh is isolated, the problem is recorded in words for
  *   `/leaderboard list`, and the board waits longer after each failure instead of hammering
@@ -17,7 +19,9 @@ import { RESTJSONErrorCodes } from 'discord-api-types/v10';
 import { NotFoundError, isUpstreamError } from '../upstream/errors.ts';
 import type { ComponentStore } from './components.ts';
 import { CLUB_SIZE } from './embeds/club.ts';
-import { boardView, type BoardData, type BoardRow } from './embeds/leaderboard.ts';
+import { boardView, metricRows, resultsView, WIN_RATE_MIN_BATTLES, type BoardData, type BoardRow, type Period } from './embeds/leaderboard.ts';
+import type { PlayerGain } from '../core/club-activity.ts';
+import { seasonWindow, weekWindow } from '../render/measures.ts';
 import { UserError, staleNote } from './errors.ts';
 import { format, type Format } from './format.ts';
 import { track } from './history-views.ts';
@@ -25,14 +29,19 @@ import type { LinkStore } from './links.ts';
 import { missingBoardPermissions } from './permissions.ts';
 import { renderView, type RenderedMessage } from './render.ts';
 import type { Core } from '../core/index.ts';
-import type { Board, BoardSource, GuildSettings, GuildSettingsStore, Premium } from './settings.ts';
+import { WEEKLY_METRICS, type Board, type BoardMetric, type BoardSource, type GuildSettings, type GuildSettingsStore, type Premium } from './settings.ts';
 import { Colour, type ReplyView } from './view.ts';
+import { Ticker } from './ticker.ts';
 
 /** The Discord side of boards: channel messages with the bot token. */
 export interface ChannelPoster {
   /** the bot's permissions in the channel; null when the channel does not exist or is not visible */
   botPermissions(guildId: string, channelId: string): Promise<bigint | null>;
-  post(channelId: string, msg: RenderedMessage): Promise<string>;
+  /**
+   * Posts a message; with `nonce`, Discord enforces it (enforce_nonce): the same nonce from the bot
+   * within a few minutes returns the message already posted instead of a second one.
+   */
+  post(channelId: string, msg: RenderedMessage, opts?: { nonce?: string }): Promise<string>;
   edit(channelId: string, messageId: string, msg: RenderedMessage): Promise<void>;
   delete(channelId: string, messageId: string): Promise<void>;
   /** whether this process refreshes boards of that server (a shard holds it); default all */
@@ -66,12 +75,57 @@ export const DEFAULT_INTERVAL_MINUTES = 30;
 export const MANUAL_REFRESH_MS = 60_000;
 /** Longest wait between attempts at a failing board. */
 const MAX_BACKOFF_MS = 24 * 3600_000;
+/** A weekly board's results are claimed for this long: a process that failed to post leaves them to the next try. */
+const RESULTS_CLAIM_MS = 15 * 60_000;
 /** Most linked members read for one server board. */
 const MAX_MEMBER_ROWS = 100;
 
-function apiCode(e: unknown): number | undefined {
+/** The period a metric counts over at `nowMs`: this ISO week or this season, up to now. */
+export function periodOf(metric: BoardMetric, nowMs: number): Period {
+  if (metric === 'seasonGain') return { start: seasonWindow(nowMs).start, end: nowMs };
+  const w = weekWindow(nowMs);
+  return { start: w.start, end: nowMs, id: w.id };
+}
+
+export function apiCode(e: unknown): number | undefined {
   const c = (e as { code?: unknown })?.code;
   return typeof c === 'number' ? c : undefined;
+}
+
+/**
+ * Before a channel post is set up (a board, a feed): the bot must see the channel and hold what
+ * posting needs there, or the admin is told exactly what is missing (`keys`: their error messages).
+ */
+export async function checkChannel(poster: ChannelPoster, guildId: string, channelId: string, keys: { hidden: string; missing: string }): Promise<void> {
+  const perms = await poster.botPermissions(guildId, channelId);
+  if (perms === null) {
+    throw new UserError(keys.hidden, {}, Colour.warn);
+  }
+  const missing = missingBoardPermissions(perms);
+  if (missing.length) {
+    throw new UserError(keys.missing, { missing: missing.map((m) => `**${m}**`).join(', '), channel: `<#${channelId}>` }, Colour.warn);
+  }
+}
+
+/** Why Discord refused a channel post or edit, as a problem the admin reads in their list. */
+export function describePostFailure(code: number | undefined, e: unknown, what: 'post' | 'edit'): BoardProblem {
+  switch (code) {
+    case RESTJSONErrorCodes.UnknownChannel:
+      return { key: 'board.problem.channelDeleted' };
+    case RESTJSONErrorCodes.MissingAccess:
+      return { key: 'board.problem.channelHidden' };
+    case RESTJSONErrorCodes.MissingPermissions:
+      return { key: 'board.problem.permissions' };
+    default:
+      return { key: 'board.problem.refused', values: { what, error: (e as Error)?.message ?? String(e) } };
+  }
+}
+
+/** A problem with the exact permissions the bot lacks in the channel, when it can tell them. */
+export async function missingPermissionsProblem(poster: ChannelPoster, guildId: string, channelId: string, fallback: BoardProblem): Promise<BoardProblem> {
+  const perms = await poster.botPermissions(guildId, channelId).catch(() => null);
+  const missing = perms === null ? [] : missingBoardPermissions(perms);
+  return missing.length ? { key: 'board.problem.missing', values: { missing: missing.join(', '), channel: `<#${channelId}>` } } : fallback;
 }
 
 export interface LeaderboardDeps {
@@ -83,8 +137,9 @@ export interface LeaderboardDeps {
 
 export class Leaderboards {
   private poster: ChannelPoster | null = null;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private ticker: Ticker | undefined;
+  /** board → the week whose results this process knows are posted (saves a claim per tick) */
+  private readonly posted = new Map<string, string>();
 
   constructor(
     private readonly core: Core,
@@ -106,7 +161,41 @@ export class Leaderboards {
 
   // ------------------------------------------------------------------ data → view
 
-  private async data(guildId: string, source: BoardSource): Promise<{ data: BoardData; fmtNote?: (f: Format) => string | undefined }> {
+  /**
+   * A board's rows: trophies now from the game's API, or a metric over a period from recorded
+   * history (the core's club activity for a club, the members' own recordings for a server's
+   * members). Members with nothing recorded over the period are left out and counted, not shown as 0.
+   */
+  private async data(guildId: string, board: Pick<Board, 'source' | 'metric'>, period?: Period): Promise<{ data: BoardData; fmtNote?: (f: Format) => string | undefined }> {
+    const base = await this.trophyData(guildId, board.source);
+    if (board.metric === 'trophies') return base;
+    const window = period ?? periodOf(board.metric, this.deps.now());
+    let gains: PlayerGain[];
+    if (board.source.kind === 'club') {
+      const activity = (await this.core.history.clubActivity(board.source.tag, { sinceMs: window.start, untilMs: window.end })).data;
+      gains = activity.members.map((m) => ({ tag: m.tag, name: m.name, trophies: m.trophies, gained: m.gained, battles: m.battles, wins: m.wins }));
+    } else {
+      gains = await this.core.history.playerGains(base.data.rows.map((r) => r.tag), window.start, window.end);
+    }
+    const users = new Map(base.data.rows.map((r) => [r.tag, r.userId]));
+    const ranked = metricRows(board.metric, gains, users);
+    const since = window.start;
+    return {
+      data: {
+        ...base.data,
+        rows: ranked.rows,
+        metric: board.metric,
+        period: (f) => f.t('board.period', { metric: f.t(`board.metric.${board.metric}`), since: f.date(since) }),
+        notes: (f) => [
+          ...(ranked.unrecorded ? [f.t('board.unrecorded', { n: ranked.unrecorded })] : []),
+          ...(ranked.tooFew ? [f.t('board.tooFewBattles', { n: ranked.tooFew, min: WIN_RATE_MIN_BATTLES })] : []),
+        ],
+      },
+      ...(base.fmtNote ? { fmtNote: base.fmtNote } : {}),
+    };
+  }
+
+  private async trophyData(guildId: string, source: BoardSource): Promise<{ data: BoardData; fmtNote?: (f: Format) => string | undefined }> {
     if (source.kind === 'club') {
       const club = await this.core.stats.club(source.tag);
       const rows: BoardRow[] = club.data.members.map((m) => ({ name: m.name, tag: m.tag, trophies: m.trophies }));
@@ -131,6 +220,8 @@ export class Leaderboards {
         batch.map(async (userId) => {
           const tag = await this.deps.links.defaultTag(userId);
           if (!tag) return null;
+          // An account someone else verified is theirs; with verification required, only verified ones count.
+          if (!(await this.deps.links.counts(userId, tag, settings.verification === 'required'))) return null;
           try {
             const p = await this.core.stats.player(tag);
             return { name: p.data.name, tag: p.data.tag, trophies: p.data.trophies, userId };
@@ -151,7 +242,7 @@ export class Leaderboards {
   /** The board's message as it should look now. */
   async view(guildId: string, board: Board): Promise<ReplyView> {
     const fmt = format(boardLanguage(await this.deps.settings.get(guildId), board));
-    const { data, fmtNote } = await this.data(guildId, board.source);
+    const { data, fmtNote } = await this.data(guildId, board);
     return boardView(data, board, fmt, this.deps.now(), fmtNote?.(fmt));
   }
 
@@ -159,7 +250,7 @@ export class Leaderboards {
 
   async create(
     guildId: string,
-    req: { channelId: string; source: BoardSource; intervalMinutes: number; createdBy: string; locale: string },
+    req: { channelId: string; source: BoardSource; metric?: BoardMetric; intervalMinutes: number; createdBy: string; locale: string },
     premium: Premium,
   ): Promise<Board> {
     const poster = this.poster;
@@ -177,7 +268,7 @@ export class Leaderboards {
         keyed: BOARD_LIMITS.keyed.minInterval,
       });
     }
-    await this.checkChannel(poster, guildId, req.channelId);
+    await checkChannel(poster, guildId, req.channelId, { hidden: 'error.boardChannelHidden', missing: 'error.boardPermissions' });
 
     const board: Board = {
       id: randomBytes(4).toString('hex'),
@@ -188,6 +279,7 @@ export class Leaderboards {
       createdAt: this.deps.now(),
       locale: req.locale,
       failures: 0,
+      metric: req.metric ?? 'trophies',
     };
     const msg = await this.render(await this.view(guildId, board));
     try {
@@ -204,16 +296,6 @@ export class Leaderboards {
     return board;
   }
 
-  private async checkChannel(poster: ChannelPoster, guildId: string, channelId: string): Promise<void> {
-    const perms = await poster.botPermissions(guildId, channelId);
-    if (perms === null) {
-      throw new UserError('error.boardChannelHidden', {}, Colour.warn);
-    }
-    const missing = missingBoardPermissions(perms);
-    if (missing.length) {
-      throw new UserError('error.boardPermissions', { missing: missing.map((m) => `**${m}**`).join(', '), channel: `<#${channelId}>` }, Colour.warn);
-    }
-  }
 
   async remove(guildId: string, boardId: string): Promise<Board | undefined> {
     let removed: Board | undefined;
@@ -222,6 +304,7 @@ export class Leaderboards {
       s.boards = s.boards.filter((b) => b.id !== boardId);
     });
     if (!removed) return undefined;
+    await this.deps.settings.forgetBoard(guildId, boardId);
     if (removed.messageId && this.poster) {
       await this.poster.delete(removed.channelId, removed.messageId).catch(() => undefined);
     }
@@ -231,12 +314,16 @@ export class Leaderboards {
 
   /** The refresh button: the new view for the message it sits on (the router edits it in). */
   async refreshByButton(guildId: string, boardId: string): Promise<ReplyView> {
-    const settings = await this.deps.settings.get(guildId);
+    const settings = await this.deps.settings.get(guildId, { fresh: true });
     const board = settings.boards.find((b) => b.id === boardId);
     if (!board) throw new UserError('error.boardGone', {}, Colour.info);
     const now = this.deps.now();
     if (board.lastOkAt !== undefined && now - board.lastOkAt < MANUAL_REFRESH_MS) {
       throw new UserError('error.boardJustRefreshed', { when: format(boardLanguage(settings, board)).relative(board.lastOkAt) }, Colour.info);
+    }
+    // Two presses on two processes at once: one refresh, the other is told it just happened.
+    if (!(await this.core.coordination.claim(`board:${guildId}:${board.id}:manual:${board.lastOkAt ?? 0}`, MANUAL_REFRESH_MS))) {
+      throw new UserError('error.boardJustRefreshed', { when: format(boardLanguage(settings, board)).relative(now) }, Colour.info);
     }
     const view = await this.view(guildId, board);
     await this.record(guildId, board.id, { ok: true });
@@ -264,8 +351,14 @@ export class Leaderboards {
     const due: { guildId: string; board: Board }[] = [];
     for (const guildId of await this.deps.settings.guildsWithBoards()) {
       if (poster.owns && !poster.owns(guildId)) continue;
-      const settings = await this.deps.settings.get(guildId);
-      for (const board of settings.boards) if (this.dueAt(board) <= now) due.push({ guildId, board });
+      const settings = await this.deps.settings.get(guildId, { fresh: true });
+      for (const board of settings.boards) {
+        const dueAt = this.dueAt(board);
+        // Every bot process reads the same schedule: the one that claims this due time refreshes.
+        if (dueAt <= now && (await this.core.coordination.claim(`board:${guildId}:${board.id}:${dueAt}`, board.intervalMinutes * 60_000))) {
+          due.push({ guildId, board });
+        }
+      }
     }
     let refreshed = 0;
     let failed = 0;
@@ -273,7 +366,39 @@ export class Leaderboards {
       const results = await Promise.all(due.slice(i, i + 4).map(({ guildId, board }) => this.refresh(poster, guildId, board)));
       for (const ok of results) ok ? refreshed++ : failed++;
     }
+    await this.weekResults(poster, now);
     return { refreshed, failed };
+  }
+
+  /**
+   * Posts each weekly board's results once its week has closed: exactly once across the processes
+   * that deliver (a claim on the board and the week) and across restarts (the week posted is
+   * recorded in the durable store under a key of its own, read after the claim). A post that fails
+   * is tried again once the claim runs out.
+   */
+  private async weekResults(poster: ChannelPoster, now: number): Promise<void> {
+    const thisWeek = weekWindow(now);
+    const closed = weekWindow(thisWeek.start - 1);
+    for (const guildId of await this.deps.settings.guildsWithBoards()) {
+      if (poster.owns && !poster.owns(guildId)) continue;
+      for (const board of (await this.deps.settings.get(guildId)).boards) {
+        if (!WEEKLY_METRICS.includes(board.metric) || board.createdAt >= thisWeek.start || this.posted.get(`${guildId}:${board.id}`) === closed.id) continue;
+        if (!(await this.core.coordination.claim(`board-week:${guildId}:${board.id}:${closed.id}`, RESULTS_CLAIM_MS))) continue;
+        const log = this.core.logger.child({ component: 'leaderboards', guild: guildId, board: board.id, week: closed.id });
+        try {
+          if ((await this.deps.settings.lastWeekPosted(guildId, board.id)) !== closed.id) {
+            const fmt = format(boardLanguage(await this.deps.settings.get(guildId), board));
+            const { data } = await this.data(guildId, board, closed);
+            await poster.post(board.channelId, await this.render(resultsView(data, closed, fmt)));
+            await this.deps.settings.markWeekPosted(guildId, board.id, closed.id);
+            log.info('posted the week’s results');
+          }
+          this.posted.set(`${guildId}:${board.id}`, closed.id);
+        } catch (e) {
+          log.warn({ err: e }, 'week results failed; tried again when the claim runs out');
+        }
+      }
+    }
   }
 
   /** Edits one board in place. Never throws: failures are recorded on the board. */
@@ -313,11 +438,7 @@ export class Leaderboards {
     } catch (e) {
       const code = apiCode(e);
       let problem = this.describe(code, e, 'edit');
-      if (code === RESTJSONErrorCodes.MissingPermissions) {
-        const perms = await poster.botPermissions(guildId, board.channelId).catch(() => null);
-        const missing = perms === null ? [] : missingBoardPermissions(perms);
-        if (missing.length) problem = { key: 'board.problem.missing', values: { missing: missing.join(', '), channel: `<#${board.channelId}>` } };
-      }
+      if (code === RESTJSONErrorCodes.MissingPermissions) problem = await missingPermissionsProblem(poster, guildId, board.channelId, problem);
       log.warn({ code, err: e }, 'leaderboard update failed');
       await this.record(guildId, board.id, { ok: false, problem });
       return false;
@@ -325,16 +446,7 @@ export class Leaderboards {
   }
 
   private describe(code: number | undefined, e: unknown, what: 'post' | 'edit'): BoardProblem {
-    switch (code) {
-      case RESTJSONErrorCodes.UnknownChannel:
-        return { key: 'board.problem.channelDeleted' };
-      case RESTJSONErrorCodes.MissingAccess:
-        return { key: 'board.problem.channelHidden' };
-      case RESTJSONErrorCodes.MissingPermissions:
-        return { key: 'board.problem.permissions' };
-      default:
-        return { key: 'board.problem.refused', values: { what, error: (e as Error)?.message ?? String(e) } };
-    }
+    return describePostFailure(code, e, what);
   }
 
   private async record(guildId: string, boardId: string, r: { ok: boolean; problem?: BoardProblem; messageId?: string }): Promise<void> {
@@ -360,22 +472,12 @@ export class Leaderboards {
 
   /** Runs `tick` every `everyMs` (default one minute) until `stop`. */
   start(everyMs = 60_000): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.tick()
-        .catch((e) => this.core.logger.error({ err: e }, 'leaderboard tick failed'))
-        .finally(() => {
-          this.running = undefined;
-        });
-    }, everyMs);
-    this.timer.unref();
+    this.ticker ??= new Ticker('leaderboard tick', this.core.logger);
+    this.ticker.start(everyMs, () => this.tick());
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+    await this.ticker?.stop();
   }
 
   /** Settings of a server's boards for `/leaderboard list`. */

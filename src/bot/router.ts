@@ -25,6 +25,7 @@ import { validationErrors, warmLanguages } from '../i18n/index.ts';
 import { LIMITS } from './limits.ts';
 import { truncate } from './fit.ts';
 import { renderView, type RenderedMessage } from './render.ts';
+import type { Coordination } from '../core/coordination.ts';
 import type { Core } from '../core/index.ts';
 import type { BotServices } from './services.ts';
 import { NO_PREMIUM } from './settings.ts';
@@ -92,18 +93,22 @@ function apiCode(e: unknown): number | undefined {
 
 const MANAGE = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.Administrator;
 
+/** The outcome of an interaction another delivery of it is answering. */
+export const DUPLICATE = 'duplicate';
+
+/**
+ * Per-member cooldowns of commands: a claim on core.coordination, so in a cluster a member who
+ * just ran a command on one process meets the cooldown on every other (Redis), and in one process
+ * it is memory.
+ */
 export class Cooldowns {
-  private readonly until = new Map<string, number>();
+  constructor(private readonly coordination: Coordination) {}
 
   /** Seconds left before `key` may run again, or 0 (and the cooldown starts now). */
-  take(key: string, seconds: number, now: number): number {
-    const t = this.until.get(key);
-    if (t !== undefined && t > now) return Math.ceil((t - now) / 1000);
-    this.until.set(key, now + seconds * 1000);
-    if (this.until.size > 50_000) {
-      for (const [k, v] of this.until) if (v <= now) this.until.delete(k);
-    }
-    return 0;
+  async take(key: string, seconds: number): Promise<number> {
+    const claim = `cooldown:${key}`;
+    if (await this.coordination.claim(claim, seconds * 1000)) return 0;
+    return Math.max(1, Math.ceil((await this.coordination.claimExpiresIn(claim)) / 1000));
   }
 }
 
@@ -127,6 +132,21 @@ export class Router {
   }
 
   /** Answers one interaction; resolves with the outcome that was logged (ok, refused, failed...). */
+  /**
+   * Answers an interaction as a transport received it (gateway, POST /interactions): once across
+   * processes. The same interaction delivered twice — a shard run by two processes, a load
+   * balancer retrying a POST — is answered by whichever delivery claims its id first (one store
+   * round trip; Discord would refuse a second answer anyway, 40060); the other gets DUPLICATE.
+   * The claim outlives the interaction's token (15 min).
+   */
+  async deliver(i: Incoming, r: Responder): Promise<string> {
+    if (!(await this.core.coordination.claim(`interaction:${i.id}`, LIMITS.tokenLifetimeMs))) {
+      this.log.warn({ ref: i.id, kind: i.kind }, 'interaction already taken by another delivery');
+      return DUPLICATE;
+    }
+    return this.handle(i, r);
+  }
+
   async handle(i: Incoming, r: Responder): Promise<string> {
     const started = Date.now();
     let outcome = 'ok';
@@ -229,7 +249,11 @@ export class Router {
     }
     if (i.kind === 'command' && mod.cooldownSeconds) {
       const seconds = ctx.premium.keyed ? Math.ceil(mod.cooldownSeconds / 2) : mod.cooldownSeconds;
-      const wait = this.bot.cooldowns.take(`${ctx.user.id}:${mod.definition.name}`, seconds, this.bot.now());
+      // A store outage must not stop the bot: without the shared counter, no cooldown.
+      const wait = await this.bot.cooldowns.take(`${ctx.user.id}:${mod.definition.name}`, seconds).catch((e: unknown) => {
+        this.log.warn({ err: e }, 'cooldowns unavailable');
+        return 0;
+      });
       if (wait > 0) {
         throw new UserError('error.cooldown', { command: mod.definition.name, wait: ctx.fmt.duration(wait) }, Colour.info);
       }

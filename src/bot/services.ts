@@ -1,13 +1,15 @@
 /**
  * What the bot is made of, built once from the service core: the command set, stores (guild
- * settings, links, component state), the key vault, cooldowns and the leaderboard service.
+ * settings, links, component state), the key vault, cooldowns, the leaderboard and club feed services and automatic roles.
  * The transports (gateway, HTTP endpoint, `starr try`) share one of these.
  */
 import type { Core } from '../core/index.ts';
 import { loadCommands, type CommandSet } from './command.ts';
 import { ComponentStore } from './components.ts';
+import { Feeds, FeedStore } from './feeds.ts';
 import { Leaderboards } from './leaderboards.ts';
 import { LinkStore } from './links.ts';
+import { RoleSync } from './roles.ts';
 import { Cooldowns } from './router.ts';
 import { KeyVault } from './secrets.ts';
 import { GuildSettingsStore } from './settings.ts';
@@ -20,6 +22,8 @@ export interface BotServices {
   vault: KeyVault;
   cooldowns: Cooldowns;
   boards: Leaderboards;
+  feeds: Feeds;
+  roles: RoleSync;
   now(): number;
 }
 
@@ -40,8 +44,10 @@ export async function createBotServices(core: Core, opts: BotServicesOptions = {
     links,
     components,
     vault,
-    cooldowns: new Cooldowns(),
+    cooldowns: new Cooldowns(core.coordination),
     boards: new Leaderboards(core, { settings, links, components, now }),
+    feeds: new Feeds(core, { store: new FeedStore(core.stores.namespace('feeds')), settings, components, now }),
+    roles: new RoleSync(core, { settings, links, now }),
     now,
   };
   return services;

@@ -28,6 +28,16 @@ const BoardSource = z.discriminatedUnion('kind', [
 ]);
 export type BoardSource = z.infer<typeof BoardSource>;
 
+/**
+ * What a board ranks: trophies now; trophies gained this ISO week (UTC) or this season (calendar
+ * month, UTC, as the season picture defines it); battles this week; win rate this week (members
+ * with at least WIN_RATE_MIN_BATTLES battles).
+ */
+export const BOARD_METRICS = ['trophies', 'weekGain', 'seasonGain', 'weekBattles', 'weekWinRate'] as const;
+export type BoardMetric = (typeof BOARD_METRICS)[number];
+/** Metrics counted over the ISO week: their boards post the week's results when it closes. */
+export const WEEKLY_METRICS: readonly BoardMetric[] = ['weekGain', 'weekBattles', 'weekWinRate'];
+
 const Board = z.object({
   id: z.string(),
   channelId: z.string(),
@@ -47,8 +57,39 @@ const Board = z.object({
   problem: z.string().optional(),
   /** values of the problem's message, when `problem` is a catalogue key */
   problemValues: z.record(z.string(), z.string()).optional(),
+  /** what the board ranks (boards made before metrics rank trophies) */
+  metric: z.enum(BOARD_METRICS).default('trophies'),
 });
 export type Board = z.infer<typeof Board>;
+
+/** Club roles as the game's API names them, lowest first. */
+export const CLUB_ROLES = ['member', 'senior', 'vicePresident', 'president'] as const;
+export type ClubRole = (typeof CLUB_ROLES)[number];
+
+/**
+ * One automatic role: the Discord role a linked member gets while one of their accounts is in
+ * `club` (with `clubRole` when set, any role otherwise), or has trophies in [minTrophies,
+ * maxTrophies).
+ */
+const RoleRule = z.object({
+  id: z.string(),
+  roleId: z.string(),
+  club: z.string().optional(),
+  clubRole: z.enum(CLUB_ROLES).optional(),
+  minTrophies: z.number().int().min(0).optional(),
+  maxTrophies: z.number().int().min(1).optional(),
+  createdBy: z.string(),
+  createdAt: z.number(),
+});
+export type RoleRule = z.infer<typeof RoleRule>;
+
+/** How the last scheduled role sync of a server went, for /roles list. */
+const RoleSyncState = z.object({
+  lastRunAt: z.number().optional(),
+  lastOkAt: z.number().optional(),
+  problem: z.string().optional(),
+  problemValues: z.record(z.string(), z.string()).optional(),
+});
 
 const GuildSettingsSchema = z.object({
   id: z.string(),
@@ -58,6 +99,12 @@ const GuildSettingsSchema = z.object({
   key: StoredKey.optional(),
   boards: z.array(Board).default([]),
   members: z.array(z.string()).default([]),
+  /** required: only verified accounts count for automatic roles and the members' leaderboard */
+  verification: z.enum(['optional', 'required']).default('optional'),
+  /** /club activity flags members below these (/settings activity); unset: no flags */
+  activity: z.object({ minGain: z.number().int().optional(), maxIdleDays: z.number().int().optional() }).optional(),
+  roleRules: z.array(RoleRule).default([]),
+  roleSync: RoleSyncState.default({}),
 });
 export type GuildSettings = z.infer<typeof GuildSettingsSchema>;
 
@@ -75,6 +122,7 @@ export interface Premium {
 export const NO_PREMIUM: Premium = { keyed: false, premium: false, reason: 'outside_server' };
 
 const BOARD_INDEX = 'index:boards';
+const ROLE_INDEX = 'index:roles';
 
 export class GuildSettingsStore {
   private readonly cache = new Map<string, GuildSettings>();
@@ -87,14 +135,36 @@ export class GuildSettingsStore {
     private readonly maxCached = 100_000,
   ) {}
 
-  async get(guildId: string): Promise<GuildSettings> {
-    const hit = this.cache.get(guildId);
+  /**
+   * The server's settings. `fresh` reads the durable store past this process's cache: in a cluster
+   * another process may have changed them (the board schedule, a write that must not undo theirs).
+   */
+  async get(guildId: string, opts: { fresh?: boolean } = {}): Promise<GuildSettings> {
+    const hit = opts.fresh ? undefined : this.cache.get(guildId);
     if (hit) return hit;
     const raw = await this.kv.get(`guild:${guildId}`);
     const parsed = GuildSettingsSchema.safeParse(raw ?? { id: guildId });
     const settings = parsed.success ? parsed.data : GuildSettingsSchema.parse({ id: guildId });
     this.remember(settings);
     return settings;
+  }
+
+  /**
+   * The last closed ISO week (like 2026-W23) whose results a weekly board posted. A key of its own,
+   * read from the store every time: another process's save of the server's settings from its
+   * cached copy cannot take it back, so a week is posted once, also across restarts.
+   */
+  async lastWeekPosted(guildId: string, boardId: string): Promise<string | undefined> {
+    return ((await this.kv.get<string>(`week:${guildId}:${boardId}`)) ?? undefined) || undefined;
+  }
+
+  markWeekPosted(guildId: string, boardId: string, week: string): Promise<unknown> {
+    return this.kv.set(`week:${guildId}:${boardId}`, week);
+  }
+
+  /** A removed board's records of its own. */
+  forgetBoard(guildId: string, boardId: string): Promise<unknown> {
+    return this.kv.delete(`week:${guildId}:${boardId}`);
   }
 
   private remember(s: GuildSettings): void {
@@ -106,29 +176,36 @@ export class GuildSettingsStore {
   /** Applies `change` to the server's settings and saves them, one change at a time per server. */
   update(guildId: string, change: (s: GuildSettings) => GuildSettings | void): Promise<GuildSettings> {
     return this.queue.run(guildId, async () => {
-      const previous = await this.get(guildId);
+      const previous = await this.get(guildId, { fresh: true });
       const draft = structuredClone(previous);
       const next = GuildSettingsSchema.parse(change(draft) ?? draft);
       await this.kv.set(`guild:${guildId}`, next);
       this.remember(next);
       const hasBoards = next.boards.length > 0;
-      if (hasBoards !== previous.boards.length > 0) await this.setIndexed(guildId, hasBoards);
+      if (hasBoards !== previous.boards.length > 0) await this.setIndexed(BOARD_INDEX, guildId, hasBoards);
+      const hasRoles = next.roleRules.length > 0;
+      if (hasRoles !== previous.roleRules.length > 0) await this.setIndexed(ROLE_INDEX, guildId, hasRoles);
       return next;
     });
   }
 
-  private setIndexed(guildId: string, on: boolean): Promise<void> {
-    return this.queue.run(BOARD_INDEX, async () => {
-      const ids = new Set((await this.kv.get<string[]>(BOARD_INDEX)) ?? []);
+  private setIndexed(index: string, guildId: string, on: boolean): Promise<void> {
+    return this.queue.run(index, async () => {
+      const ids = new Set((await this.kv.get<string[]>(index)) ?? []);
       if (on) ids.add(guildId);
       else ids.delete(guildId);
-      await this.kv.set(BOARD_INDEX, [...ids]);
+      await this.kv.set(index, [...ids]);
     });
   }
 
   /** Ids of the servers that have at least one leaderboard. */
   async guildsWithBoards(): Promise<string[]> {
     return (await this.kv.get<string[]>(BOARD_INDEX)) ?? [];
+  }
+
+  /** Ids of the servers that have at least one automatic role. */
+  async guildsWithRoles(): Promise<string[]> {
+    return (await this.kv.get<string[]>(ROLE_INDEX)) ?? [];
   }
 
   /** Seals and stores a key that `verify` accepted. Throws VaultUnavailableError without a secret. */

@@ -122,10 +122,13 @@ async function copySettings(cfg: Config, opts: { to: string; schema: string | un
     if (existsSync(file)) sources.push({ label: 'settings.sqlite', url: `sqlite://${file}` });
     if (cfg.CACHE_URL && /^rediss?:/.test(cfg.CACHE_URL)) sources.push({ label: 'Redis (CACHE_URL)', url: cfg.CACHE_URL });
     if (sources.length === 0) io.out('No settings.sqlite under DATA_DIR: no API keys, settings or links to copy.');
+    // Keys in Redis sit under REDIS_PREFIX, as the service reads them when it imports them itself.
+    const prefix = cfg.REDIS_PREFIX || undefined;
     for (const src of sources) {
-      const from = openKeyvStores(src.url);
+      const fromFile = src.label === 'settings.sqlite';
+      const from = fromFile ? openKeyvStores(src.url) : openKeyvStores({ cache: src.url, durable: src.url, earlier: true, ...(prefix ? { cachePrefix: prefix } : {}) });
       try {
-        const report = src.label === 'settings.sqlite' ? await copyDurable(from, target) : await importLegacyDurable(target, src.url);
+        const report = fromFile ? await copyDurable(from, target) : await importLegacyDurable(target, src.url, prefix);
         if (!report) {
           io.out(`${src.label}: already imported by an earlier run or start.`);
           continue;

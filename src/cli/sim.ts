@@ -3,19 +3,20 @@ import { intOption, loadCliConfig, parseArgs, readArgs, untilSignal, UsageError 
 
 export const summary = 'Run the simulated game world on its own: the official API paths over HTTP, for demos and tests';
 export const usage =
-  'starr sim [--port P] [--host H] [--seed S] [--players N] [--clubs N] [--at ISO-TIME]\n\n' +
+  'starr sim [--port P] [--host H] [--seed S] [--players N] [--clubs N] [--at ISO-TIME] [--latency MS]\n\n' +
   '  --port     port to listen on (default 0: any free port)\n' +
   '  --host     address to listen on (default 127.0.0.1)\n' +
   '  --seed     world seed (default SIM_SEED)\n' +
   '  --players  number of players (default SIM_PLAYERS)\n' +
   '  --clubs    number of clubs (default SIM_CLUBS)\n' +
-  '  --at       start the virtual clock at this time and keep it running from there (default: now)';
+  '  --at       start the virtual clock at this time and keep it running from there (default: now)\n' +
+  '  --latency  every answer waits this many milliseconds, as a distant API does (default 0)';
 
 export async function run(args: string[], io: CliIo): Promise<number> {
   const cfg = loadCliConfig(io);
   if (typeof cfg === 'number') return cfg;
   const opts = readArgs(io, usage, () => {
-    const p = parseArgs(args, { values: ['port', 'host', 'seed', 'players', 'clubs', 'at'] });
+    const p = parseArgs(args, { values: ['port', 'host', 'seed', 'players', 'clubs', 'at', 'latency'] });
     if (p.positional.length > 0) throw new UsageError(`unexpected argument ${p.positional[0]}`);
     const at = p.flags.at;
     let atMs: number | undefined;
@@ -33,6 +34,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       seed: seed ?? cfg.SIM_SEED,
       players: intOption(p, 'players', cfg.SIM_PLAYERS, 10, 10_000_000),
       clubs: intOption(p, 'clubs', cfg.SIM_CLUBS, 1, 1_000_000),
+      latencyMs: intOption(p, 'latency', 0, 0, 60_000),
       atMs,
     };
   });
@@ -43,7 +45,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (opts.atMs !== undefined) clock.advance(opts.atMs - clock.now());
   let sim;
   try {
-    sim = await startSim({ seed: opts.seed, players: opts.players, clubs: opts.clubs, host: opts.host, port: opts.port, clock });
+    const latency = { minMs: opts.latencyMs, maxMs: opts.latencyMs, spikeRate: 0, spikeMs: 0 };
+    sim = await startSim({ seed: opts.seed, players: opts.players, clubs: opts.clubs, host: opts.host, port: opts.port, clock, faults: { latency } });
   } catch (e) {
     io.err(`Could not start the simulated world on ${opts.host}:${opts.port}: ${(e as Error).message}`);
     return 1;
@@ -52,7 +55,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   io.out(`Simulated Brawl Stars API (seed "${opts.seed}", ${opts.players} players, ${opts.clubs} clubs) at ${sim.url}`);
   io.out(`Token: ${sim.token}`);
   io.out(`Try:   curl -H "Authorization: Bearer ${sim.token}" ${sim.url}/players/${encodeURIComponent(example)}`);
-  io.out(`Faults: POST ${sim.url.replace(/\/v1$/, '')}/_sim/faults with the same token, e.g. {"maintenance": true}. Ctrl+C stops.`);
+  const root = sim.url.replace(/\/v1$/, '');
+  io.out(`Faults: POST ${root}/_sim/faults with the same token, e.g. {"maintenance": true}. Requests received: GET ${root}/_sim/log. Ctrl+C stops.`);
 
   await untilSignal();
   await sim.close();

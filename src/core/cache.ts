@@ -100,6 +100,15 @@ export class TieredCache {
   async get(key: string): Promise<{ entry: CacheEntry; from: 'memory' | 'store' } | undefined> {
     const m = this.peek(key);
     if (m) return { entry: m, from: 'memory' };
+    const v = await this.getShared(key);
+    return v && { entry: v, from: 'store' };
+  }
+
+  /**
+   * The shared store's entry, skipping memory (what another process may have written since this one
+   * cached its copy), promoted into memory when found.
+   */
+  async getShared(key: string): Promise<CacheEntry | undefined> {
     if (!this.store) return undefined;
     let v: unknown;
     try {
@@ -111,7 +120,7 @@ export class TieredCache {
     }
     if (!isEntry(v)) return undefined;
     this.remember(key, v);
-    return { entry: v, from: 'store' };
+    return v;
   }
 
   async set(key: string, entry: CacheEntry): Promise<void> {

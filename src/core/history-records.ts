@@ -80,6 +80,10 @@ export function historyRecords(history: HistoryService): ImageRecords {
       };
     },
 
+    async clubActivity(tag) {
+      const a = (await history.clubActivity(tag)).data;
+      return a.coverage.recordedFrom === null ? null : a;
+    },
     async trophies(tag, startMs, endMs): Promise<Point[]> {
       return (await history.series('player', tag, 'trophies', startMs, endMs)).filter((p) => p.t < endMs);
     },

@@ -176,6 +176,51 @@ export type ClubLogEvent = z.infer<typeof ClubLogEvent>;
 export const ClubLog = z.object({ tag: z.string(), ...Tracking.shape, items: z.array(ClubLogEvent) });
 export type ClubLog = z.infer<typeof ClubLog>;
 
+// ------------------------------------------------------------------ club activity
+
+export const ACTIVITY_SORTS = ['inactivity', 'gain', 'battles'] as const;
+export type ActivitySort = (typeof ACTIVITY_SORTS)[number];
+export const ACTIVITY_FLAGS = ['lowGain', 'inactive'] as const;
+
+export const ActivityMember = z.object({
+  tag: z.string(),
+  name: z.string(),
+  role: z.string(),
+  trophies: z.int(),
+  joined: z.int().nullable().meta({ description: 'When the member last joined, as recorded (unix seconds); null when they were already a member when recording began' }),
+  gained: z.int().nullable().meta({ description: 'Trophies gained over the period; null when nothing was recorded of the member before now' }),
+  gainedSince: z.int().nullable().meta({ description: 'The recording `gained` is measured from (unix seconds): the period start, or later when history is shorter' }),
+  gained30d: z.int().nullable().meta({ description: 'Trophies gained over 30 days, same rules' }),
+  battles: z.int().nullable().meta({ description: 'Battles recorded in the period; null when the battle log of this member is not recorded' }),
+  wins: z.int().nullable(),
+  lastActive: z.int().nullable().meta({ description: 'Newest sign of play seen (a recorded battle or a trophy change), unix seconds; null when none was seen' }),
+  inactiveDays: z.int().nullable().meta({ description: 'Whole days since lastActive; without a sign of play, days since the member was first recorded (then inactiveAtLeast is true); null when nothing is recorded yet' }),
+  inactiveAtLeast: z.boolean(),
+  flags: z.array(z.enum(ACTIVITY_FLAGS)).meta({ description: 'Thresholds this member is below: lowGain (gained < minGain), inactive (inactiveDays ≥ maxIdleDays)' }),
+});
+export type ActivityMember = z.infer<typeof ActivityMember>;
+
+export const ClubActivity = z.object({
+  tag: z.string(),
+  name: z.string(),
+  ...Tracking.shape,
+  days: z.int(),
+  from: unix('Start of the period'),
+  to: unix('End of the period (now)'),
+  coverage: z
+    .object({
+      recordedFrom: z.int().nullable().meta({ description: 'First recording of the club (unix seconds), null when none yet' }),
+      days: z.number().meta({ description: 'Days of the period covered by recorded club history' }),
+      share: z.number().meta({ description: 'Share of the period covered, 0 to 1' }),
+      battlesRecorded: z.int().meta({ description: 'Members whose battle log is recorded' }),
+    })
+    .meta({ description: 'How much of the period recorded history covers' }),
+  thresholds: z.object({ minGain: z.int().nullable(), maxIdleDays: z.int().nullable() }),
+  sort: z.enum(ACTIVITY_SORTS),
+  members: z.array(ActivityMember),
+});
+export type ClubActivity = z.infer<typeof ClubActivity>;
+
 // ------------------------------------------------------------------ best build
 
 const Share = z.object({ id: z.int(), name: z.string(), players: z.int(), share: z.number() });

@@ -7,7 +7,7 @@
  */
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { HistoryStore, sec, type Observation, type PlayerBattleRow } from '../store/history-store.ts';
+import { HistoryStore, sec, type ClubEventPosition, type ClubEventRow, type Observation, type PlayerBattleRow } from '../store/history-store.ts';
 import type { Snapshot } from '../store/history-snapshots.ts';
 import type { MatchClass } from '../store/search-fold.ts';
 import type { SearchRow } from '../store/history-search.ts';
@@ -28,8 +28,11 @@ import {
   predictUpcoming,
   pushOf,
 } from './history-derive.ts';
+import { ACTIVITY_DAYS, clubActivityOf, playerGainOf, type ActivityThresholds, type PlayerGain } from './club-activity.ts';
 import type {
+  ActivitySort,
   BestBuild,
+  ClubActivity,
   ClubHistory,
   ClubLog,
   ClubLogEvent,
@@ -48,6 +51,31 @@ import type { CoreObserver, FetchedKind } from './service.ts';
 import type { Fetched, ReadOptions } from './types.ts';
 
 export type EntityKind = 'player' | 'club';
+
+export type { ClubEventPosition } from '../store/history-store.ts';
+
+/** Order of changes: poll time, then kind, then subject (the club events' primary key order). */
+export function positionOrder(a: ClubEventPosition, b: ClubEventPosition): number {
+  return a.t - b.t || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) || (a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0);
+}
+
+/** One recorded change of a club, as a feed posts it. */
+export interface ClubChange {
+  /** unix seconds of the poll that saw it */
+  t: number;
+  /** 'push': a member's trophies reached `pushTrophies` above where they stood at the day's start (UTC) */
+  kind: ClubEventRow['kind'] | 'push';
+  /** member tag (join, leave, role, push) or settings field */
+  subject: string;
+  /** the member's name ('' for settings, or when unknown) */
+  name: string;
+  old: Json | null;
+  new: Json | null;
+  /** leave: trophies in the last state recorded before they left */
+  trophies?: number;
+  /** leave: their recorded join (recorded: true), or when recording of the club began (they were already in it) */
+  inClubSince?: { t: number; recorded: boolean };
+}
 
 /** The reads of the StatsService history needs (tag look-ups, rotation, catalogue). */
 export interface HistoryStats {
@@ -142,7 +170,8 @@ export class HistoryService {
   /** The hook the StatsService calls: records fresh data, tracks look-ups. */
   readonly observer: CoreObserver = {
     viewed: (kind, tag) => {
-      this.background(this.renew(kind, tag));
+      // a look-up renewed within the hour costs a map read, not a promise (every cached HTTP hit)
+      if (!this.renewedRecently(kind, tag)) this.background(this.renew(kind, tag));
     },
     fetched: (kind, key, data, atMs) => {
       const o = toObservation(kind, key, data, atMs);
@@ -183,13 +212,16 @@ export class HistoryService {
     }
   }
 
+  private renewedRecently(kind: EntityKind, tag: string): boolean {
+    const last = this.renewed.get(`${kind}:${tag}`);
+    return last !== undefined && this.now() - last < RENEW_EVERY_MS;
+  }
+
   /** Renews tracking after a look-up (TRACK_DAYS from now). */
   async renew(kind: EntityKind, tag: string): Promise<void> {
+    if (this.renewedRecently(kind, tag)) return;
     const now = this.now();
-    const key = `${kind}:${tag}`;
-    const last = this.renewed.get(key);
-    if (last !== undefined && now - last < RENEW_EVERY_MS) return;
-    this.renewed.set(key, now);
+    this.renewed.set(`${kind}:${tag}`, now);
     await this.store.track(kind, tag, now + this.config.TRACK_DAYS * DAY_S * 1000, now);
   }
 
@@ -209,7 +241,7 @@ export class HistoryService {
   // ------------------------------------------------------------------ the poll schedule (the poller's)
 
   /** Tracked players or clubs whose poll is due at `nowMs`, at most `limit`. */
-  due(kind: EntityKind, nowMs: number, limit: number): Promise<{ id: number; tag: string }[]> {
+  due(kind: EntityKind, nowMs: number, limit: number): Promise<{ id: number; tag: string; dueAt: number }[]> {
     return this.store.due(kind, nowMs, limit);
   }
 
@@ -429,6 +461,147 @@ export class HistoryService {
       items.push(e);
     }
     return this.fetched({ tag, ...(await this.tracking('club', tag, await this.firstT('club', tag))), items });
+  }
+
+  /**
+   * Each member's activity over the last `days` days (see club-activity.ts). Looking it up keeps the
+   * club tracked and its members too, so their battles are recorded from then on.
+   */
+  async clubActivity(
+    tagInput: string,
+    opts: { days?: number; sinceMs?: number; untilMs?: number; thresholds?: ActivityThresholds; sort?: ActivitySort } = {},
+  ): Promise<Fetched<ClubActivity>> {
+    const tag = parseTag(tagInput);
+    await this.ensureRecorded('club', tag);
+    const nowS = sec(Math.min(opts.untilMs ?? Infinity, this.now()));
+    const periodFromS = opts.sinceMs !== undefined ? sec(opts.sinceMs) : nowS - (opts.days ?? ACTIVITY_DAYS.default) * DAY_S;
+    const days = Math.max(1, Math.ceil((nowS - periodFromS) / DAY_S));
+    const readFromS = Math.min(periodFromS, nowS - 30 * DAY_S);
+    const snapshots = (await this.store.snapshots('club', tag, { sinceMs: readFromS * 1000, includeBefore: true })).filter((s) => s.t <= nowS);
+    const memberTags = Object.keys(snapshots[0] ? items(snapshots[0].state, 'members') : {});
+    for (const m of memberTags) this.background(this.renew('player', m));
+    const [joins, battles] = await Promise.all([this.store.clubJoins(tag), this.store.battleSummary(memberTags, periodFromS * 1000, (nowS + 1) * 1000)]);
+    const activity = clubActivityOf({
+      tag,
+      snapshots,
+      joins,
+      battles,
+      nowS,
+      days,
+      fromS: periodFromS,
+      ...(opts.thresholds ? { thresholds: opts.thresholds } : {}),
+      ...(opts.sort ? { sort: opts.sort } : {}),
+    });
+    return this.fetched({ ...activity, ...(await this.tracking('club', tag, await this.firstT('club', tag))) });
+  }
+
+  /**
+   * A club's recorded changes after `after`, oldest first, for a channel feed: who joined, who left
+   * (with the days since their recorded join and their trophies in the last state before they
+   * left), role and settings changes. Reads only what the poller recorded: a feed pins its club
+   * instead of renewing tracking with every read.
+   */
+  async clubChanges(tagInput: string, after: ClubEventPosition, limit: number, opts: { pushTrophies?: number } = {}): Promise<ClubChange[]> {
+    const tag = parseTag(tagInput);
+    const rows = await this.store.clubEventsAfter(tag, after, limit);
+    let pushes = opts.pushTrophies ? await this.clubPushes(tag, after, opts.pushTrophies) : [];
+    // Events were read up to `limit`: pushes after the last of them wait for the next read.
+    const last = rows.length === limit ? rows[rows.length - 1]! : null;
+    if (last) pushes = pushes.filter((p) => positionOrder(p, last) <= 0);
+    if (rows.length === 0 && pushes.length === 0) return [];
+    const out: ClubChange[] = [];
+    let beforeT = -1;
+    let beforeMembers: Record<string, Record<string, Json>> = {};
+    let first: number | null | undefined;
+    for (const r of rows) {
+      const c: ClubChange = { t: r.t, kind: r.kind, subject: r.subject, name: '', old: r.old, new: r.new };
+      if (r.kind === 'join' && typeof r.new === 'string') c.name = r.new;
+      else if (r.kind === 'leave' && typeof r.old === 'string') c.name = r.old;
+      else if (r.kind === 'role') c.name = (await this.store.entity('player', r.subject))?.name ?? '';
+      if (r.kind === 'leave') {
+        // The state in force just before the poll that saw them gone: their trophies at leaving.
+        if (beforeT !== r.t) {
+          const snaps = await this.store.snapshots('club', tag, { sinceMs: r.t * 1000, includeBefore: true });
+          const prev = snaps.find((s) => s.t < r.t);
+          beforeT = r.t;
+          beforeMembers = prev ? (items(prev.state, 'members') as Record<string, Record<string, Json>>) : {};
+        }
+        const m = beforeMembers[r.subject];
+        if (m && typeof m.trophies === 'number') c.trophies = m.trophies;
+        const joined = await this.store.lastJoin(tag, r.subject, r.t);
+        if (joined !== null) c.inClubSince = { t: joined, recorded: true };
+        else {
+          // Not seen joining: they were there when recording began.
+          if (first === undefined) first = await this.store.firstRecorded('club', tag);
+          if (first !== null) c.inClubSince = { t: first, recorded: false };
+        }
+      }
+      out.push(c);
+    }
+    return [...out, ...pushes].sort(positionOrder).slice(0, limit);
+  }
+
+  /**
+   * Big pushes after `after`: at each recorded state of the club, members whose trophies stand at
+   * least `threshold` above the state in force at the start of that UTC day, the first time that
+   * day. Derived from recorded states only, so the same history always gives the same pushes at
+   * the same times (a feed's retried post carries the same changes).
+   */
+  private async clubPushes(tag: string, after: ClubEventPosition, threshold: number): Promise<ClubChange[]> {
+    const dayOf = (t: number) => Math.floor(t / DAY_S) * DAY_S;
+    const firstDay = dayOf(after.t);
+    // newest first, down to the state in force at the start of the cursor's day
+    const snaps = (await this.store.snapshots('club', tag, { sinceMs: firstDay * 1000, includeBefore: true })).reverse();
+    const out: ClubChange[] = [];
+    let day = -1;
+    let base: Record<string, Record<string, Json>> = {};
+    let best = new Map<string, number>();
+    let inForce: Record<string, Record<string, Json>> | null = null;
+    for (const s of snaps) {
+      const members = items(s.state, 'members') as Record<string, Record<string, Json>>;
+      if (s.t < firstDay) {
+        inForce = members;
+        continue;
+      }
+      if (dayOf(s.t) !== day) {
+        // A new day: its baseline is the state in force at its start (the previous state, or this
+        // one when it was recorded at the very start of the day or nothing was recorded before).
+        day = dayOf(s.t);
+        base = s.t === day || !inForce ? members : inForce;
+        best = new Map();
+      }
+      inForce = members;
+      for (const [m, now] of Object.entries(members)) {
+        const from = base[m]?.trophies;
+        const to = now.trophies;
+        if (typeof from !== 'number' || typeof to !== 'number') continue;
+        const gain = to - from;
+        const before = best.get(m) ?? 0;
+        if (gain > before) best.set(m, gain);
+        if (gain < threshold || before >= threshold) continue;
+        const c: ClubChange = { t: s.t, kind: 'push', subject: m, name: typeof now.name === 'string' ? now.name : '', old: from, new: to };
+        if (positionOrder(c, after) > 0) out.push(c);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Linked members' trophies gained and battles over [sinceMs, untilMs] (default now) from their own
+   * recordings; players with nothing recorded are absent. Boards of a server's members use it.
+   */
+  async playerGains(tags: string[], sinceMs: number, untilMs?: number): Promise<PlayerGain[]> {
+    const toS = sec(Math.min(untilMs ?? Infinity, this.now()));
+    const fromS = sec(sinceMs);
+    const list = [...new Set(tags.map((t) => parseTag(t)))];
+    const battles = await this.store.battleSummary(list, fromS * 1000, (toS + 1) * 1000);
+    const out: PlayerGain[] = [];
+    for (const tag of list) {
+      const snaps = await this.store.snapshots('player', tag, { sinceMs: fromS * 1000, includeBefore: true });
+      const g = playerGainOf(tag, snaps, battles.get(tag), fromS, toS);
+      if (g) out.push(g);
+    }
+    return out;
   }
 
   // ------------------------------------------------------------------ catalogue-based

@@ -19,6 +19,7 @@ import type { Logger } from '../log.ts';
 import type { Club, Player } from '../upstream/schemas.ts';
 import { artKey } from '../render/art.ts';
 import { join } from 'node:path';
+import type { ClubActivity } from './history-schemas.ts';
 import type { Config } from '../config.ts';
 import { ArtStore } from '../render/assets.ts';
 import { RenderPool } from '../render/pool.ts';
@@ -53,6 +54,8 @@ export interface ImageRecords {
   seasonBaseline(tag: string, startMs: number, endMs: number): Promise<SeasonBaseline | null>;
   /** the trophies line inside [startMs, endMs) */
   trophies(tag: string, startMs: number, endMs: number): Promise<Point[]>;
+  /** the club's activity table over the default period (club-activity.ts), null when nothing is recorded */
+  clubActivity(tag: string): Promise<ClubActivity | null>;
 }
 
 /** Nothing recorded: pictures that need history say so; the rest render from the profile alone. */
@@ -63,6 +66,7 @@ export const NO_RECORDS: ImageRecords = {
   brawlerRecords: async () => [],
   seasonBaseline: async () => null,
   trophies: async () => [],
+  clubActivity: async () => null,
 };
 
 export interface PngRenderer {
@@ -172,14 +176,17 @@ export class ImageService {
   async clubImage(tag: string, option: number, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
     if (!CLUB_IMAGE_OPTIONS[option as keyof typeof CLUB_IMAGE_OPTIONS]) throw new RangeError(`unknown club image option ${option}`);
     const fetched = await this.deps.stats.club(tag);
+    const needs: readonly string[] = CLUB_IMAGE_OPTIONS[option as keyof typeof CLUB_IMAGE_OPTIONS].needs;
     const head: JobHead = { kind: 'clubImage', option, quality, lang };
-    return this.picture(head, fetched, true, cond, async () => {
+    // A picture of recorded history changes without the club changing: it is not keyed by the club's version.
+    return this.picture(head, fetched, needs.length === 0, cond, async () => {
       const club = fetched.data;
       const art = await this.art([
         artKey('badge', club.badgeId),
         ...club.members.flatMap((m) => (m.icon ? [artKey('icon', m.icon.id)] : [])),
       ]);
-      return { kind: 'clubImage', option, quality, lang, input: { club, ...(art ? { art } : {}) } };
+      const activity = needs.includes('activity') ? await this.records.clubActivity(club.tag) : undefined;
+      return { kind: 'clubImage', option, quality, lang, input: { club, ...(art ? { art } : {}), ...(activity !== undefined ? { activity } : {}) } };
     });
   }
 
@@ -188,8 +195,7 @@ export class ImageService {
     if (!spec) throw new RangeError(`unknown player chart option ${option}`);
     const fetched = await this.deps.stats.player(tag);
     const p = fetched.data;
-    const { from, to } = await this.window('player', p.tag, range);
-    const series = await this.records.playerSeries(p.tag, spec.metric, from, to);
+    const { from, to, series } = await this.chartWindow('player', p.tag, range, fetched, (f, t) => this.records.playerSeries(p.tag, spec.metric, f, t));
     const input: ChartInput = { name: p.name, tag: p.tag, ...(p.nameColor ? { nameColor: p.nameColor } : {}), from, to, series };
     const head: JobHead = { kind: 'playerChart', option, quality, lang };
     return this.picture(head, fetched, false, cond, async () => ({ ...head, input }) as RenderJob);
@@ -200,8 +206,7 @@ export class ImageService {
     if (!spec) throw new RangeError(`unknown club chart option ${option}`);
     const fetched = await this.deps.stats.club(tag);
     const c = fetched.data;
-    const { from, to } = await this.window('club', c.tag, range);
-    const series = await this.records.clubSeries(c.tag, spec.metric, from, to);
+    const { from, to, series } = await this.chartWindow('club', c.tag, range, fetched, (f, t) => this.records.clubSeries(c.tag, spec.metric, f, t));
     const head: JobHead = { kind: 'clubChart', option, quality, lang };
     return this.picture(head, fetched, false, cond, async () => ({ ...head, input: { name: c.name, tag: c.tag, from, to, series } }) as RenderJob);
   }
@@ -233,17 +238,41 @@ export class ImageService {
   }
 
   /**
-   * The chart window: given bounds as they are; a missing `to` is now, a missing `from` is the first
-   * recording (at most defaultChartDays before `to`).
+   * The chart window and its series: given bounds as they are; a missing `from` is the first
+   * recording (at most defaultChartDays before `to`, and at least a day before it).
+   *
+   * A missing `to` is the newest moment the chart knows of, not the clock: the later of the
+   * profile's fetch time and the last recorded point, with everything recorded up to now read. So
+   * the same data draws the same chart and repeated requests are served from the picture cache
+   * (with the clock as `to`, the key changed every millisecond and no chart was ever served
+   * twice), while anything recorded since, by this process or another, changes the series and so
+   * the key: a cached chart never misses newer data.
    */
-  private async window(kind: 'player' | 'club', tag: string, range: ChartRange): Promise<{ from: number; to: number }> {
-    const to = range.to ?? this.now();
-    if (range.from !== undefined) return { from: range.from, to };
-    const earliest = to - (this.deps.defaultChartDays ?? 365) * DAY;
-    const first = await this.records.firstRecorded(kind, tag);
-    // a window of at least a day, so a brand-new player still gets a sensible axis
-    const from = Math.min(to - DAY, Math.max(earliest, first ?? to - DAY));
-    return { from, to };
+  private async chartWindow(
+    kind: 'player' | 'club',
+    tag: string,
+    range: ChartRange,
+    fetched: Fetched<unknown>,
+    read: (fromMs: number, toMs: number) => Promise<ChartSeries[]>,
+  ): Promise<{ from: number; to: number; series: ChartSeries[] }> {
+    const now = this.now();
+    const first = range.from === undefined ? await this.records.firstRecorded(kind, tag) : null;
+    const fromFor = (to: number) => {
+      if (range.from !== undefined) return range.from;
+      const earliest = to - (this.deps.defaultChartDays ?? 365) * DAY;
+      // a window of at least a day, so a brand-new player still gets a sensible axis
+      return Math.min(to - DAY, Math.max(earliest, first ?? to - DAY));
+    };
+    if (range.to !== undefined) return { from: fromFor(range.to), to: range.to, series: await read(fromFor(range.to), range.to) };
+    let from = fromFor(now);
+    let series = await read(from, now);
+    const last = Math.max(-Infinity, ...series.map((s) => s.points.at(-1)?.t ?? -Infinity));
+    const to = Math.min(now, Math.max(fetched.fetchedAt, last));
+    const settled = fromFor(to);
+    // the window moved back with its end (the day's minimum or the year's cap): read the start too
+    if (settled < from) series = await read(settled, now);
+    from = settled;
+    return { from, to, series };
   }
 
   private async art(keys: string[]): Promise<Record<string, Uint8Array> | undefined> {

@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { ApiKeyStore } from '../store/apikeys.ts';
 import type { KeyvStores } from '../store/keyv.ts';
+import type { Coordination } from './coordination.ts';
 import type { HistoryService } from './history.ts';
 import type { ImageService } from './images.ts';
 import type { UpstreamReads } from './types.ts';
@@ -28,6 +29,9 @@ export type HistoryReads = Pick<
   | 'playerPush'
   | 'clubHistory'
   | 'clubLog'
+  | 'clubActivity'
+  | 'clubChanges'
+  | 'playerGains'
   | 'bestBuild'
   | 'events'
   | 'maps'
@@ -50,4 +54,6 @@ export interface Core {
   readonly keys: ApiKeys;
   readonly history: HistoryReads;
   readonly images: ImageReads;
+  /** the role of this process, and claims/leases shared by a cluster's processes (memory in one process) */
+  readonly coordination: Coordination;
 }

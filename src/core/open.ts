@@ -16,6 +16,9 @@ import { ApiKeyStore, type ScryptParams } from '../store/apikeys.ts';
 import type { HistoryStore } from '../store/history-store.ts';
 import { importLegacyDurable, openKeyvStores, redactUrl, type KeyvStores } from '../store/keyv.ts';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/client.ts';
+import { openCoordination } from './coordination.ts';
+import { RedisPeerFlights } from './peer-flights.ts';
+import { wallClockSchedule } from '../lib/schedule.ts';
 import { openHistory, type HistoryService } from './history.ts';
 import { historyRecords } from './history-records.ts';
 import { createImageService, type ImageService } from './images.ts';
@@ -39,7 +42,10 @@ export interface CoreOptions {
   now?: () => number;
   /** scrypt cost of new API passwords (default: ApiKeyStore's production cost) */
   scrypt?: ScryptParams;
-  /** prefix of the loss-tolerant keyv namespaces (tests share one Redis, each suite under its own) */
+  /**
+   * prefix of every key on Redis: the loss-tolerant keyv namespaces and the cluster's coordination
+   * (default REDIS_PREFIX; tests share one Redis, each suite under its own)
+   */
   cachePrefix?: string;
 }
 
@@ -110,19 +116,30 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
   const now = opts.now;
   const closers = new ShutdownSteps(logger);
   const close = () => closers.close();
+  const redisPrefix = opts.cachePrefix ?? (config.REDIS_PREFIX || undefined);
   try {
     const stores = openKeyvStores({
       cache: cacheUrl(config),
       durable: durableUrl(config),
       ...(config.DATABASE_SCHEMA ? { durableSchema: config.DATABASE_SCHEMA } : {}),
-      ...(opts.cachePrefix ? { cachePrefix: opts.cachePrefix } : {}),
+      ...(redisPrefix ? { cachePrefix: redisPrefix } : {}),
     });
     closers.push(() => stores.close());
-    await importEarlierDurable(config, stores, logger, opts.cachePrefix);
+    await importEarlierDurable(config, stores, logger, redisPrefix);
+
+    const coordination = openCoordination(config, { ...(redisPrefix ? { prefix: redisPrefix } : {}), ...(now ? { now } : {}) });
+    closers.push(() => coordination.close());
 
     let sim: SimServer | null = opts.sim ?? null;
     let upstream: UpstreamClient;
-    const extra = { logger: logger.child({ component: 'upstream' }), onAttempt: upstreamAttemptRecorder(metrics) };
+    const extra = {
+      logger: logger.child({ component: 'upstream' }),
+      onAttempt: upstreamAttemptRecorder(metrics),
+      // In a cluster UPSTREAM_RPS holds for all processes together: the tokens' buckets are in Redis.
+      ...(coordination.client ? { sharedBudget: coordination.client } : {}),
+      // Which part of a cluster asked, for whoever reads the API's (or a proxy's) request log.
+      ...(config.ROLE !== 'all' ? { userAgent: `starr-stats/${config.ROLE} (+https://github.com/starr-stats)` } : {}),
+    };
     if (!sim && usesSimulator(config)) {
       const { startSim } = await import('../sim/index.ts');
       const started = await startSim({ seed: config.SIM_SEED, players: config.SIM_PLAYERS, clubs: config.SIM_CLUBS });
@@ -141,7 +158,21 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     }
     closers.push(() => upstream.close());
 
-    const stats = createStatsService(config, { upstream, stores, logger: logger.child({ component: 'core' }), metrics, ...(now ? { now } : {}) });
+    // In a cluster one upstream call per key across every process, and failure holds they all keep.
+    // A claim lasts one upstream attempt and a second: a holder that died blocks nobody longer.
+    // Only when the cache is the shared Redis too: a waiter reads the holder's answer there.
+    const peers =
+      coordination.client && coordination.redis && stores.kind === 'redis'
+        ? new RedisPeerFlights(coordination.client, coordination.redis, { claimMs: config.UPSTREAM_TIMEOUT_MS + 1000, schedule: wallClockSchedule })
+        : undefined;
+    const stats = createStatsService(config, {
+      upstream,
+      stores,
+      logger: logger.child({ component: 'core' }),
+      metrics,
+      ...(now ? { now } : {}),
+      ...(peers ? { peers } : {}),
+    });
     closers.push(() => stats.close());
 
     const keys = ApiKeyStore.open(stores, { ...(opts.scrypt ? { scrypt: opts.scrypt } : {}), ...(now ? { now } : {}) });
@@ -150,7 +181,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     closers.push(() => opened.close());
     const { history } = opened;
 
-    const { images } = createImageService({
+    const { images, pool } = createImageService({
       config,
       stats,
       records: historyRecords(history),
@@ -160,8 +191,27 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     });
     closers.push(() => images.close());
 
+    // What holds the process's memory, for /metrics and bench:memory: RSS alone does not say.
+    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap and what lives outside it, each render worker's heap as of its last picture", () => {
+      const m = process.memoryUsage();
+      const out: [Record<string, string>, number][] = [
+        [{ thread: 'main', kind: 'heap_used' }, m.heapUsed],
+        [{ thread: 'main', kind: 'heap_total' }, m.heapTotal],
+        [{ thread: 'main', kind: 'external' }, m.external],
+        [{ thread: 'main', kind: 'array_buffers' }, m.arrayBuffers],
+      ];
+      pool.memory().forEach((w, i) => {
+        out.push([{ thread: `render${i + 1}`, kind: 'heap_used' }, w.heapUsed], [{ thread: `render${i + 1}`, kind: 'heap_total' }, w.heapTotal], [{ thread: `render${i + 1}`, kind: 'external' }, w.external]);
+      });
+      return out;
+    });
+    metrics.gauge('starr_cache_memory_bytes', 'Bytes held by the in-process caches: answers (as JSON, CACHE_MEMORY_MB) and pictures (PNG, RENDER_CACHE_MB)', () => [
+      [{ cache: 'answers' }, stats.stats().memoryBytes],
+      [{ cache: 'pictures' }, images.cacheStats().bytes],
+    ]);
+
     return {
-      core: { config, logger, stores, stats, keys, history, images },
+      core: { config, logger, stores, stats, keys, history, images, coordination },
       stats,
       history,
       images,

@@ -36,6 +36,7 @@ import type { KeyvStores } from '../store/keyv.ts';
 import { Lru } from '../lib/lru.ts';
 import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { stamp, TieredCache, type CacheEntry } from './cache.ts';
+import { ALL_KEYS, type PeerFlights } from './peer-flights.ts';
 import { SingleFlight } from './singleflight.ts';
 import type { Fetched, FetchedSource, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
 
@@ -86,6 +87,11 @@ export interface StatsServiceOptions {
   interactiveBudgetMs?: number;
   /** when the two waits above end: the wall clock by default; tests fire them themselves */
   schedule?: Schedule;
+  /**
+   * The other processes of a cluster (REDIS_URL): one upstream call per key across all of them, and
+   * failure holds they all respect. Without it single-flight and holds are this process's own.
+   */
+  peers?: PeerFlights;
 }
 
 export interface CoreStats {
@@ -183,6 +189,7 @@ export class StatsService implements UpstreamReads {
   private readonly failures = new Lru<string, { until: number; error: UpstreamError }>(FAILURE_MEMO_ITEMS);
   private readonly sweeper?: NodeJS.Timeout;
   private readonly tagMemo = new Lru<string, string>(TAG_MEMO_ITEMS);
+  private readonly peers?: PeerFlights;
 
   constructor(opts: StatsServiceOptions) {
     this.upstream = opts.upstream;
@@ -197,6 +204,7 @@ export class StatsService implements UpstreamReads {
     this.staleWaitMs = opts.staleWaitMs ?? STALE_WAIT_MS;
     this.interactiveBudgetMs = opts.interactiveBudgetMs ?? INTERACTIVE_BUDGET_MS;
     this.schedule = opts.schedule ?? wallClockSchedule;
+    this.peers = opts.peers;
     this.cache = new TieredCache({ store: opts.cache, memoryBytes: opts.memoryBytes ?? 32 * 1024 * 1024, retainMs: this.retainMs, logger: opts.logger });
     this.readCounter = opts.metrics?.counter('starr_core_reads_total', 'Reads of the service core by resource and where the answer came from');
     this.callCounter = opts.metrics?.counter('starr_core_upstream_calls_total', 'Upstream calls made by the service core by resource and result');
@@ -239,6 +247,7 @@ export class StatsService implements UpstreamReads {
     clearInterval(this.sweeper);
     await this.flights.settle();
     await this.refreshes.settle();
+    await this.peers?.close();
     this.cache.clearMemory();
   }
 
@@ -445,6 +454,49 @@ export class StatsService implements UpstreamReads {
   private async refresh<T>(spec: Spec<T>, o: ReadOptions, stored: CacheEntry | undefined): Promise<Fetched<unknown>> {
     const held = this.held(spec.key, this.now());
     if (held) return this.fallback(spec, stored, held);
+    if (!this.peers) return this.call(spec, o, stored);
+    const peers = this.peers;
+    // Another process may be calling upstream for this key: its answer lands in the shared cache.
+    // Two rounds at most: after a holder that vanished, this process takes the flight or goes ahead.
+    // What counts as another process's answer: newer than the copy this read found, and for a read
+    // that must be fresh (a poll), fetched after it started.
+    const since = stored?.fetchedAt ?? (o.fresh ? this.now() : -Infinity);
+    for (let round = 0; round < 2; round++) {
+      const shared = await peers.held(spec.key).catch(() => null);
+      if (shared) return this.fallback(spec, stored, shared);
+      if (await peers.claim(spec.key).catch(() => true)) {
+        try {
+          // A peer may have finished its call between this process's cache read and its claim.
+          return (await this.peerAnswer(spec, since)) ?? (await this.call(spec, o, stored));
+        } finally {
+          await peers.done(spec.key).catch((e: unknown) => this.logger?.warn({ err: e }, 'could not announce the end of an upstream call'));
+        }
+      }
+      await peers.wait(spec.key, async () => (await this.newerShared(spec, since)) !== undefined);
+      const answered = await this.peerAnswer(spec, since);
+      if (answered) return answered;
+    }
+    return this.call(spec, o, stored);
+  }
+
+  /** What another process fetched after `since`, as this read's answer; undefined when nothing. */
+  private async peerAnswer<T>(spec: Spec<T>, since: number): Promise<Fetched<unknown> | undefined> {
+    const newer = await this.newerShared(spec, since);
+    if (!newer) return undefined;
+    this.counts.storeHits++;
+    this.readCounter?.inc({ resource: spec.resource, source: 'store' });
+    if (newer.missing) throw gone(newer);
+    return this.view(newer, spec.resource, this.now(), 'store');
+  }
+
+  /** The shared store's entry for the key when it is still fresh and was fetched after `since`. */
+  private async newerShared<T>(spec: Spec<T>, since: number): Promise<CacheEntry | undefined> {
+    const e = await this.cache.getShared(spec.key);
+    return e && e.fetchedAt > since && this.now() < this.expiry(e, spec.resource) ? e : undefined;
+  }
+
+  /** One upstream call: the cache written, the observers told, or the failure held. */
+  private async call<T>(spec: Spec<T>, o: ReadOptions, stored: CacheEntry | undefined): Promise<Fetched<unknown>> {
     this.counts.upstreamCalls++;
     let raw: unknown;
     try {
@@ -459,7 +511,8 @@ export class StatsService implements UpstreamReads {
         throw e;
       }
       if (!hideable(e)) throw e;
-      this.hold(spec.key, e);
+      // Shared before the waiters are woken (done), so none of them asks upstream again.
+      await this.hold(spec.key, e);
       return this.fallback(spec, stored, e);
     }
     this.callCounter?.inc({ resource: spec.resource, result: 'ok' });
@@ -499,16 +552,21 @@ export class StatsService implements UpstreamReads {
     return f && f.until > now ? f.error : undefined;
   }
 
-  private hold(key: string, e: UpstreamError): void {
+  /** Leaves upstream alone for a while after a failure: this process, and the others of a cluster. */
+  private async hold(key: string, e: UpstreamError): Promise<void> {
     const now = this.now();
+    let shared: { key: string; ms: number };
     if (e instanceof MaintenanceError) {
       if (!this.down || this.down.until <= now) this.logger?.warn("the game's API is in maintenance; serving cached copies");
       this.down = { until: now + MAINTENANCE_HOLD_MS, error: e };
-      return;
+      shared = { key: ALL_KEYS, ms: MAINTENANCE_HOLD_MS };
+    } else {
+      const ms = e instanceof ThrottledError && e.retryAfterSeconds !== undefined ? e.retryAfterSeconds * 1000 : FAILURE_HOLD_MS;
+      this.failures.set(key, { until: now + ms, error: e });
+      this.logger?.debug({ key, kind: e.kind }, 'upstream failed; serving the last good copy if any');
+      shared = { key, ms };
     }
-    const ms = e instanceof ThrottledError && e.retryAfterSeconds !== undefined ? e.retryAfterSeconds * 1000 : FAILURE_HOLD_MS;
-    this.failures.set(key, { until: now + ms, error: e });
-    this.logger?.debug({ key, kind: e.kind }, 'upstream failed; serving the last good copy if any');
+    await this.peers?.hold(shared.key, e, shared.ms).catch((err: unknown) => this.logger?.warn({ err }, 'could not share an upstream failure hold'));
   }
 
   private view<T>(entry: CacheEntry, resource: Resource, now: number, source: FetchedSource, staleReason?: string): Fetched<T> {
@@ -532,7 +590,9 @@ export class StatsService implements UpstreamReads {
     for (const obs of this.observers) {
       if (!obs.viewed) continue;
       try {
-        void Promise.resolve(obs.viewed(kind, tag)).catch((e: unknown) => this.observerFailed(e));
+        // no promise per look-up unless the observer made one (most look-ups change nothing)
+        const r: unknown = obs.viewed(kind, tag);
+        if (r instanceof Promise) r.catch((e: unknown) => this.observerFailed(e));
       } catch (e) {
         this.observerFailed(e);
       }

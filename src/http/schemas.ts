@@ -5,6 +5,7 @@
  * OpenAPI document by its `id`.
  */
 import { z } from 'zod';
+import { ROLES } from '../config.ts';
 import { ClubRankingItem, PlayerRankingItem } from '../upstream/schemas.ts';
 
 export const ValidationError = z
@@ -96,6 +97,9 @@ export const Health = z
 export const Readiness = z
   .object({
     status: z.enum(['ready', 'not ready']),
+    /** the part of a cluster this process runs (ROLE); `all` in one process */
+    role: z.enum(ROLES),
+    /** store and upstream always; postgres and redis when the process uses them */
     checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.string().optional() })),
   })
   .meta({ id: 'Readiness' });

@@ -29,7 +29,7 @@ import game from './routes/game.ts';
 import history from './routes/history.ts';
 import images from './routes/images.ts';
 import keys from './routes/keys.ts';
-import meta from './routes/meta.ts';
+import meta, { healthRoutes } from './routes/meta.ts';
 import players from './routes/players.ts';
 import rankings from './routes/rankings.ts';
 import search from './routes/search.ts';
@@ -63,6 +63,16 @@ export interface HttpServerOptions {
   upstreamKind?: 'official' | 'simulated';
   /** default: core.logger */
   logger?: Logger;
+  /**
+   * 'health': only /healthz, /readyz and /metrics, what a worker or bot process of a cluster
+   * serves on its port; default 'all' (the API)
+   */
+  routes?: 'all' | 'health';
+  /**
+   * more /readyz checks by name (null = ok, else the problem), from the other parts of the process:
+   * the bot's gateway. Read at each request, so a part started later can add its own.
+   */
+  readiness?: Record<string, () => Promise<string | null>>;
 }
 
 const WINDOW_SECONDS = 60;
@@ -166,6 +176,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     startedAt: now(),
     serviceVersion: opts.serviceVersion ?? packageVersion(),
     upstreamKind: opts.upstreamKind ?? (usesSimulator(core.config) ? 'simulated' : 'official'),
+    readiness: opts.readiness ?? {},
   };
 
   const requests = metrics.counter('starr_http_requests_total', 'HTTP requests by route, method and status');
@@ -227,16 +238,20 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   async function admitSlowly(request: FastifyRequest, reply: FastifyReply, def: RouteDef | undefined, key: string | undefined, mode: 'count' | 'peek'): Promise<void> {
     let auth: Auth = { kind: 'free', ip: request.ip };
     let invalidKey = false;
+    let keyStoreDown = false;
     if (key !== undefined) {
       const info = await core.keys.verify(key).catch((e: unknown) => {
         request.log.warn({ err: e }, 'API key store unavailable');
+        keyStoreDown = true;
         return null;
       });
       if (info) auth = { kind: 'key', ip: request.ip, key: info };
-      else invalidKey = true;
+      else invalidKey = !keyStoreDown;
     }
     request.auth = auth;
     await limit(request, reply, auth, mode);
+    // A key that could not be looked up is not a wrong key: the client should retry, not discard it.
+    if (keyStoreDown) throw new HttpError(503, 'The API key store is unavailable; try again shortly.', { 'retry-after': '10' });
     checkKey(def, auth, invalidKey);
   }
 
@@ -425,6 +440,6 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     return send(500, { detail: 'Internal Server Error' });
   });
 
-  for (const group of ROUTES) void app.register(group);
+  for (const group of opts.routes === 'health' ? [healthRoutes] : ROUTES) void app.register(group);
   return app as unknown as FastifyInstance;
 }

@@ -13,6 +13,7 @@
  */
 import type { Config } from '../config.ts';
 import type { HistoryService } from '../core/history.ts';
+import type { EntityKind } from '../store/history-store.ts';
 import type { Fetched, ReadOptions, UpstreamReads } from '../core/types.ts';
 import type { Logger } from '../log.ts';
 import { MaintenanceError, NotFoundError, isUpstreamError } from '../upstream/errors.ts';
@@ -44,6 +45,12 @@ export interface PollerOptions {
 export const JOBS = { rotation: 5 * MINUTE, rankings: HOUR, catalogue: DAY, prune: DAY } as const;
 export type JobName = keyof typeof JOBS;
 
+/** How a poll of a tracked entity went; it decides when the entity is due next. */
+export type PollOutcome = 'ok' | 'retry' | 'gone';
+
+/** A tracked player or club whose poll is due (`dueAt`, epoch ms: when it became due). */
+export type DueEntity = { id: number; tag: string; dueAt: number };
+
 export interface PollReport {
   /** epoch ms of the tick */
   at: number;
@@ -63,7 +70,8 @@ const RETRY_AFTER = 5 * MINUTE;
 /** A tag upstream no longer knows is asked again a day later (it may come back; it will expire). */
 const GONE_RETRY = DAY;
 
-class Maintenance extends Error {}
+/** Upstream is in maintenance: polling pauses (`pause()`) instead of failing entity after entity. */
+export class Maintenance extends Error {}
 
 export class Poller {
   private readonly clock: PollerClock;
@@ -110,27 +118,24 @@ export class Poller {
     try {
       for (const name of Object.keys(JOBS) as JobName[]) {
         if (now - (this.last.get(name) ?? -Infinity) < JOBS[name]) continue;
-        await this.job(name);
+        await this.runJob(name);
         this.last.set(name, now);
         report.jobs.push(name);
       }
       await this.saveJobTimes(report.jobs);
-      const interval = this.opts.config.POLL_PLAYER_MINUTES * MINUTE;
       const players = await this.opts.history.due('player', now, this.perTick);
-      const p = await this.each(players, (e) => this.pollPlayer(e.tag), 'player', interval);
+      const p = await this.each(players, 'player');
       report.players = p.ok;
       report.failures += p.failed;
       const clubs = await this.opts.history.due('club', now, this.perTick);
-      const c = await this.each(clubs, (e) => this.pollClub(e.tag), 'club', this.opts.config.POLL_CLUB_MINUTES * MINUTE);
+      const c = await this.each(clubs, 'club');
       report.clubs = c.ok;
       report.failures += c.failed;
-      this.backoff = 0;
+      this.resume();
     } catch (e) {
       if (!(e instanceof Maintenance)) throw e;
-      this.backoff = this.backoff === 0 ? FIRST_BACKOFF : Math.min(MAX_BACKOFF, this.backoff * 2);
-      this.pausedUntil = this.clock.now() + this.backoff;
+      this.pause();
       report.maintenance = true;
-      this.opts.logger?.warn({ retryInMs: this.backoff }, 'upstream in maintenance: polling paused');
     } finally {
       await this.opts.history.flush();
     }
@@ -138,46 +143,73 @@ export class Poller {
   }
 
   /** Polls entities with bounded concurrency; maintenance stops the round (what was polled stays polled). */
-  private async each(
-    list: { id: number; tag: string }[],
-    poll: (e: { id: number; tag: string }) => Promise<void>,
-    kind: 'player' | 'club',
-    intervalMs: number,
-  ): Promise<{ ok: number; failed: number }> {
+  private async each(list: DueEntity[], kind: EntityKind): Promise<{ ok: number; failed: number }> {
     let next = 0;
     let ok = 0;
     let failed = 0;
     let maintenance: Maintenance | null = null;
-    const done: number[] = [];
-    const retry: number[] = [];
-    const gone: number[] = [];
+    const outcomes: Record<PollOutcome, number[]> = { ok: [], retry: [], gone: [] };
     const worker = async () => {
       while (next < list.length && !maintenance && !this.abort.signal.aborted) {
         const e = list[next++]!;
         try {
-          await poll(e);
-          done.push(e.id);
-          ok++;
+          const outcome = await this.pollEntity(kind, e);
+          outcomes[outcome].push(e.id);
+          outcome === 'ok' ? ok++ : failed++;
         } catch (err) {
-          if (err instanceof Maintenance) {
-            maintenance = err;
-            break;
-          }
-          failed++;
-          if (err instanceof NotFoundError) gone.push(e.id);
-          else retry.push(e.id);
-          this.opts.logger?.debug({ err, kind, tag: e.tag }, 'poll failed');
+          if (!(err instanceof Maintenance)) throw err;
+          maintenance = err;
+          break;
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, list.length) }, worker));
-    const now = this.clock.now();
-    const { history } = this.opts;
-    await history.markPolled(kind, done, now, now + intervalMs);
-    await history.markPolled(kind, retry, now, now + RETRY_AFTER);
-    await history.markPolled(kind, gone, now, now + GONE_RETRY);
+    for (const outcome of ['ok', 'retry', 'gone'] as const) await this.markPolled(kind, outcomes[outcome], outcome);
     if (maintenance) throw maintenance;
     return { ok, failed };
+  }
+
+  /**
+   * One poll of a tracked player or club: what a due entity costs upstream. Resolves with how it
+   * went (a tag upstream no longer knows is 'gone', any other failure 'retry'); throws `Maintenance`
+   * when upstream is in maintenance, so whoever schedules polls pauses them all.
+   */
+  async pollEntity(kind: EntityKind, e: { tag: string }): Promise<PollOutcome> {
+    try {
+      if (kind === 'player') await this.pollPlayer(e.tag);
+      else await this.pollClub(e.tag);
+      return 'ok';
+    } catch (err) {
+      if (err instanceof Maintenance) throw err;
+      this.opts.logger?.debug({ err, kind, tag: e.tag }, 'poll failed');
+      return err instanceof NotFoundError ? 'gone' : 'retry';
+    }
+  }
+
+  /** Records polls of these entities and when each is due next, by how the poll went. */
+  async markPolled(kind: EntityKind, ids: number[], outcome: PollOutcome): Promise<void> {
+    if (ids.length === 0) return;
+    const now = this.clock.now();
+    const wait = outcome === 'gone' ? GONE_RETRY : outcome === 'retry' ? RETRY_AFTER : this.intervalOf(kind);
+    await this.opts.history.markPolled(kind, ids, now, now + wait);
+  }
+
+  /** How often a tracked entity of this kind is polled (POLL_PLAYER_MINUTES, POLL_CLUB_MINUTES). */
+  intervalOf(kind: EntityKind): number {
+    return (kind === 'player' ? this.opts.config.POLL_PLAYER_MINUTES : this.opts.config.POLL_CLUB_MINUTES) * MINUTE;
+  }
+
+  /** Maintenance met: the pause doubles from 1 minute up to 15; returns how long it lasts (ms). */
+  pause(): number {
+    this.backoff = this.backoff === 0 ? FIRST_BACKOFF : Math.min(MAX_BACKOFF, this.backoff * 2);
+    this.pausedUntil = this.clock.now() + this.backoff;
+    this.opts.logger?.warn({ retryInMs: this.backoff }, 'upstream in maintenance: polling paused');
+    return this.backoff;
+  }
+
+  /** Upstream answered again: the next maintenance starts from the shortest pause. */
+  resume(): void {
+    this.backoff = 0;
   }
 
   /** A fetched answer that is a stale copy means upstream failed: maintenance pauses everything. */
@@ -208,7 +240,8 @@ export class Poller {
     await this.call(() => this.opts.stats.club(tag, POLL));
   }
 
-  private async job(name: JobName): Promise<void> {
+  /** The work of a periodic job (rotation, rankings, catalogue, prune); throws `Maintenance` as polls do. */
+  async runJob(name: JobName): Promise<void> {
     const { stats, history, config } = this.opts;
     switch (name) {
       case 'rotation':

@@ -13,8 +13,8 @@ export interface Size {
   height: number;
 }
 
-/** What an image needs beyond the current profile. */
-export type PlayerNeed = 'brawlerRecords' | 'season';
+/** What an image needs beyond the current profile or club. */
+export type PlayerNeed = 'brawlerRecords' | 'season' | 'activity';
 
 export interface ImageOption {
   title: string;
@@ -54,6 +54,8 @@ export const CLUB_IMAGE_OPTIONS = {
     description: 'Club card: badge, name, description, type, required and total trophies, members with role and trophies.' },
   200: { title: 'Classic club image (portrait)', size: { width: 900, height: 1600 }, needs: [],
     description: 'The classic club card in portrait format, one member per row.' },
+  3: { title: 'Club activity image', size: LANDSCAPE, needs: ['activity'],
+    description: "Each member's trophies gained over the last 7 days, battles recorded and days since play, most inactive first, with how much of the week recorded history covers (the table of /clubs/{tag}/activity)." },
 } as const satisfies Record<number, ImageOption>;
 
 /** Recorded metric a chart draws, resolved by the ImageService against history. */

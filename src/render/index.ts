@@ -6,6 +6,7 @@ import type { Canvas } from '@napi-rs/canvas';
 import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS, PLAYER_CHART_OPTIONS, PLAYER_IMAGE_OPTIONS, type ChartOption } from './catalogue.ts';
 import { loadArt } from './art.ts';
 import { renderChart } from './chart.ts';
+import { renderClubActivity } from './club-activity.ts';
 import { renderClubClassic, renderClubPortrait } from './club-card.ts';
 import type { Quality } from './draw.ts';
 import { DEFINITIONS } from './measures.ts';
@@ -44,6 +45,7 @@ const PLAYER_IMAGES: Record<keyof typeof PLAYER_IMAGE_OPTIONS, (i: PlayerImageIn
 const CLUB_IMAGES: Record<keyof typeof CLUB_IMAGE_OPTIONS, (i: ClubImageInput, q: Quality, w: Words) => Canvas> = {
   2: renderClubClassic,
   200: renderClubPortrait,
+  3: renderClubActivity,
 };
 
 /** The definition printed under a chart whose measure is derived (the same words as its image). */

@@ -184,6 +184,19 @@ export function seasonWindow(atMs: number): { start: number; end: number } {
   };
 }
 
+/** The ISO week containing `atMs` (Monday 00:00 UTC to the next Monday): [start, end), and its name like 2026-W23. */
+export function weekWindow(atMs: number): { start: number; end: number; id: string } {
+  const day = 86_400_000;
+  const midnight = Math.floor(atMs / day) * day;
+  const weekday = (new Date(midnight).getUTCDay() + 6) % 7; // Monday 0 … Sunday 6
+  const start = midnight - weekday * day;
+  // The ISO week-year is the year of the week's Thursday; week 1 holds the year's first Thursday.
+  const thursday = new Date(start + 3 * day);
+  const year = thursday.getUTCFullYear();
+  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * day)) + 1;
+  return { start, end: start + 7 * day, id: `${year}-W${String(week).padStart(2, '0')}` };
+}
+
 export interface SeasonProgress {
   total: number;
   brawlers: { brawler: PlayerBrawler; gained: number }[];

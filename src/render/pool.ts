@@ -5,10 +5,12 @@
  * RenderBusyError (the HTTP API answers 503 with Retry-After) instead of growing without end.
  */
 import { availableParallelism } from 'node:os';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import type { EntryType } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
 import type { RenderJob } from './types.ts';
-import type { JobMessage, ResultMessage } from './worker-main.ts';
+import type { JobMessage, ResultMessage, WorkerMemory } from './worker-main.ts';
 
 export class RenderBusyError extends Error {
   readonly retryAfterSeconds = 2;
@@ -33,6 +35,8 @@ export interface RenderPoolOptions {
   /** a job running longer than this kills its worker (default 30 s) */
   timeoutMs?: number;
   logger?: Logger;
+  /** bytes of pictures handed over in shared memory between two full collections (default 64 MB; see SHARED_BYTES_PER_GC) */
+  sharedBytesPerCollection?: number;
 }
 
 interface Pending {
@@ -47,15 +51,33 @@ interface Slot {
   ready: boolean;
   current: Pending | null;
   timer: NodeJS.Timeout | null;
+  /** the worker's heap as of its last picture */
+  memory?: WorkerMemory;
 }
 
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);
+
+/**
+ * How pictures reach this thread. A transferred ArrayBuffer counts as "external memory" of the
+ * receiving thread, and V8 starts a full (mark-compact) collection of the main thread's whole heap
+ * each time 64 MB of it has arrived since the last one: about one per 150–250 pictures, and the
+ * longest event-loop blocks during renders (bench:render: 6 such collections in 300 renders, the
+ * longest 48.8 ms on the busy machine). V8 does not count SharedArrayBuffer memory per thread, so a
+ * picture handed over in one puts no such pressure: a picture that dies young (an answer sent and
+ * dropped) is freed by the next minor collection, the cheap one. A picture that lives on (the
+ * RENDER_CACHE_MB cache) and is later dropped waits for the next full collection, which the heap's
+ * own growth starts; so that this memory V8 cannot see stays bounded, once SHARED_BYTES_PER_GC of
+ * pictures have arrived without a full collection, they come as counted buffers again until one
+ * happens (at most 2 × 64 MB between collections, against 64 MB before).
+ */
+const SHARED_BYTES_PER_GC = 64 * 1024 * 1024;
 
 export class RenderPool {
   readonly size: number;
   readonly maxQueue: number;
   private readonly timeoutMs: number;
   private readonly logger?: Logger;
+  private readonly sharedBytesPerCollection: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private nextId = 1;
@@ -63,12 +85,16 @@ export class RenderPool {
   private readyWaiters: (() => void)[] = [];
   /** pictures rendered, for metrics and the bench */
   rendered = 0;
+  /** bytes of pictures handed over in shared memory since the main thread's last full collection */
+  private sharedBytes = 0;
+  private gcObserver: PerformanceObserver | null = null;
 
   constructor(opts: RenderPoolOptions = {}) {
     this.size = Math.max(1, opts.size ?? Math.min(4, availableParallelism() - 1));
     this.maxQueue = Math.max(0, opts.maxQueue ?? 64);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.logger = opts.logger;
+    this.sharedBytesPerCollection = opts.sharedBytesPerCollection ?? SHARED_BYTES_PER_GC;
   }
 
   /** Renders a job to PNG bytes on a worker. Rejects with RenderBusyError when the queue is full. */
@@ -101,8 +127,15 @@ export class RenderPool {
     };
   }
 
+  /** Each worker's heap as of its last picture (workers that drew nothing yet are left out). */
+  memory(): WorkerMemory[] {
+    return this.slots.flatMap((s) => (s.memory ? [s.memory] : []));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    this.gcObserver?.disconnect();
+    this.gcObserver = null;
     const err = new RenderFailedError('the render pool closed');
     for (const p of this.queue.splice(0)) p.reject(err);
     await Promise.all(
@@ -115,7 +148,18 @@ export class RenderPool {
     for (const w of this.readyWaiters.splice(0)) w();
   }
 
+  private watchCollections(): void {
+    if (this.gcObserver) return;
+    this.gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.sharedBytes = 0;
+      }
+    });
+    this.gcObserver.observe({ entryTypes: ['gc' as EntryType] });
+  }
+
   private spawnAll(): void {
+    this.watchCollections();
     while (!this.closed && this.slots.length < this.size) this.spawn();
   }
 
@@ -142,6 +186,8 @@ export class RenderPool {
     slot.current = null;
     if (msg.type === 'done') {
       this.rendered++;
+      slot.memory = msg.memory;
+      if (msg.png.buffer instanceof SharedArrayBuffer) this.sharedBytes += msg.png.byteLength;
       p.resolve(Buffer.from(msg.png.buffer, msg.png.byteOffset, msg.png.byteLength));
     } else {
       p.reject(new RenderFailedError(`${msg.name}: ${msg.message}`));
@@ -179,6 +225,6 @@ export class RenderPool {
       void slot.worker.terminate();
     }, this.timeoutMs);
     slot.timer.unref();
-    slot.worker.postMessage({ id: p.id, job: p.job } satisfies JobMessage);
+    slot.worker.postMessage({ id: p.id, job: p.job, shared: this.sharedBytes < this.sharedBytesPerCollection } satisfies JobMessage);
   }
 }

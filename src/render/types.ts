@@ -2,6 +2,7 @@
  * What the renderers take. Everything a picture shows is in its input, so a picture is a pure
  * function of (input, option, quality) and its hash is a sound cache key.
  */
+import type { ClubActivity } from '../core/history-schemas.ts';
 import type { Club, Player } from '../upstream/schemas.ts';
 import type { Language } from '../i18n/index.ts';
 import type { Quality } from './draw.ts';
@@ -45,6 +46,8 @@ export interface PlayerImageInput {
 export interface ClubImageInput {
   club: Club;
   art?: Record<string, Uint8Array>;
+  /** the core's activity table (option 3); null when nothing is recorded */
+  activity?: ClubActivity | null;
 }
 
 /** What a series shows; a picture names it in its language (pic.series.*). */

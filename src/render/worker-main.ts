@@ -3,7 +3,7 @@
  * encodes jobs one at a time. Everything CPU-heavy about a picture happens here, off the event loop
  * of the HTTP server and the bot.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { renderPng } from './index.ts';
@@ -11,14 +11,24 @@ import { ensureFonts } from './fonts.ts';
 import type { RenderJob } from './types.ts';
 import { warmUp } from './warm.ts';
 
+/** A worker's own V8 heap (the process's RSS holds it; the main thread's memoryUsage does not see it). */
+export interface WorkerMemory {
+  heapUsed: number;
+  heapTotal: number;
+  /** memory outside the heap that V8 knows of (canvases, buffers) */
+  external: number;
+}
+
 export interface JobMessage {
   id: number;
   job: RenderJob;
+  /** hand the PNG over in a SharedArrayBuffer (not counted as the main thread's external memory; see pool.ts) */
+  shared: boolean;
 }
 
 export type ResultMessage =
   | { type: 'ready' }
-  | { type: 'done'; id: number; png: Uint8Array; ms: number }
+  | { type: 'done'; id: number; png: Uint8Array; ms: number; memory: WorkerMemory }
   | { type: 'failed'; id: number; name: string; message: string };
 
 const port = parentPort;
@@ -49,10 +59,12 @@ port.on('message', async (msg: JobMessage) => {
   try {
     const png = await renderPng(msg.job);
     pixelBytes += canvasBytes(png);
-    // a fresh ArrayBuffer we can hand over without copying
-    const out = new Uint8Array(png.length);
+    // fresh memory of its own: shared, or an ArrayBuffer transferred without a copy
+    const out = new Uint8Array(msg.shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
     out.set(png);
-    port.postMessage({ type: 'done', id: msg.id, png: out, ms: performance.now() - t } satisfies ResultMessage, [out.buffer]);
+    const h = getHeapStatistics();
+    const memory: WorkerMemory = { heapUsed: h.used_heap_size, heapTotal: h.total_heap_size, external: h.external_memory };
+    port.postMessage({ type: 'done', id: msg.id, png: out, ms: performance.now() - t, memory } satisfies ResultMessage, msg.shared ? [] : [out.buffer as ArrayBuffer]);
   } catch (e) {
     const err = e as Error;
     port.postMessage({ type: 'failed', id: msg.id, name: err?.name ?? 'Error', message: err?.message ?? String(e) } satisfies ResultMessage);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { LOOPBACK_IPS, SimKeys, type TokenOptions } from './auth.ts';
 import { SimClock, type VirtualClock } from './clock.ts';
 import { Faults, type FaultConfig, type FaultController } from './faults.ts';
+import { RequestLog } from './request-log.ts';
 import { createSimServer } from './server.ts';
 import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { World } from './world.ts';
@@ -15,6 +16,7 @@ export { World, RANKING_SIZE, BATTLELOG_SIZE } from './world.ts';
 export { SimClock, type VirtualClock } from './clock.ts';
 export { defaultFaults, type FaultConfig, type FaultController, type FaultUpdate } from './faults.ts';
 export { encodeCursor, decodeCursor } from './paging.ts';
+export type { LoggedRequest, RequestLogView } from './request-log.ts';
 
 export interface SimOptions {
   /** defaults: 'starr', 5000 players, 500 clubs (config SIM_SEED, SIM_PLAYERS, SIM_CLUBS) */
@@ -39,6 +41,8 @@ export interface SimServer {
   world: World;
   clock: VirtualClock;
   faults: FaultController;
+  /** the requests of the official paths it received (GET /_sim/log on the server) */
+  log: RequestLog;
   /** another key, e.g. one bound to other IPs (to see accessDenied.invalidIp) */
   issueToken(opts?: TokenOptions): string;
   close(): Promise<void>;
@@ -64,7 +68,8 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
   const host = opts.host ?? '127.0.0.1';
   const loopback = host === '127.0.0.1' || host === 'localhost' || host === '::1';
   const token = keys.issue({ ips: loopback ? LOOPBACK_IPS : ['0.0.0.0/0', '::/0'] });
-  const server = createSimServer({ world, clock, faults, keys, schedule: opts.schedule ?? wallClockSchedule });
+  const log = new RequestLog();
+  const server = createSimServer({ world, clock, faults, keys, log, schedule: opts.schedule ?? wallClockSchedule });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, host, () => {
@@ -80,6 +85,7 @@ export async function startSim(opts: SimOptions = {}): Promise<SimServer> {
     world,
     clock: opts.clock ?? clock,
     faults,
+    log,
     issueToken: (o) => keys.issue(o),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -1,7 +1,8 @@
 /**
  * The HTTP face of the simulated world: the official `/v1` paths with the official bodies, paging,
  * error bodies and authentication (reference/upstream-api.md §17), plus the control endpoints
- * `/_sim/faults` and `/_sim/clock` for a standalone server (same bearer token).
+ * `/_sim/faults`, `/_sim/clock` and `/_sim/players/{tag}/icon` for a standalone server (same bearer
+ * token).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TAG_ALPHABET } from '../upstream/tags.ts';
@@ -10,6 +11,7 @@ import type { SimClock } from './clock.ts';
 import { FaultUpdate, malform, type Faults } from './faults.ts';
 import { decodeCursor, page, type PageRequest } from './paging.ts';
 import { applyQuirks } from './quirks.ts';
+import type { RequestLog } from './request-log.ts';
 import { RANKING_SIZE, type World } from './world.ts';
 import type { Schedule } from '../lib/schedule.ts';
 
@@ -40,6 +42,8 @@ export interface SimDeps {
   clock: SimClock;
   faults: Faults;
   keys: SimKeys;
+  /** every request of the official paths, as it arrives */
+  log: RequestLog;
   /** ends injected latencies */
   schedule: Schedule;
 }
@@ -68,6 +72,7 @@ async function handle(deps: SimDeps, req: IncomingMessage, res: ServerResponse):
     if (denied) return send(res, { status: denied.status, body: denied.body });
     return control(deps, req, res, url);
   }
+  deps.log.record(url.pathname + url.search, req.headers['user-agent']);
   if (denied) return send(res, { status: denied.status, body: denied.body });
 
   const fate = deps.faults.decide(url.pathname);
@@ -246,6 +251,25 @@ async function control(deps: SimDeps, req: IncomingMessage, res: ServerResponse,
       }
       return send(res, { status: 200, body: deps.faults.set(parsed.data) });
     }
+  }
+  if (path === '/_sim/log') {
+    // ?path=… keeps the requests whose path contains it (e.g. /players/)
+    if (req.method === 'GET') return send(res, { status: 200, body: deps.log.view(url.searchParams.get('path') ?? undefined) });
+    if (req.method === 'DELETE') return send(res, { status: 200, body: deps.log.reset() });
+  }
+  const icon = /^\/_sim\/players\/([^/]+)\/icon$/.exec(path);
+  if (icon && req.method === 'POST') {
+    // A player changing their profile icon in the game (what account verification asks for).
+    const tag = decodeURIComponent(icon[1]!);
+    const id = (body as { id?: unknown } | undefined)?.id;
+    if (typeof id !== 'number' || !Number.isInteger(id)) {
+      return send(res, { status: 400, body: { reason: 'badRequest', message: 'Expected {"id": <profile icon id, 28000000+>}' } });
+    }
+    if (deps.world.playerIndex(tag) === null) return send(res, { status: 404, body: { reason: 'notFound', message: `No player ${tag}` } });
+    if (!deps.world.setIcon(tag, id)) {
+      return send(res, { status: 400, body: { reason: 'badRequest', message: `${id} is not a profile icon id` } });
+    }
+    return send(res, { status: 200, body: { tag: deps.world.playerTag(deps.world.playerIndex(tag)!), icon: { id } } });
   }
   if (path === '/_sim/clock') {
     const state = () => ({ now: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString(), frozen: deps.clock.frozen });

@@ -5,6 +5,7 @@
  */
 import { formatApiTime } from '../upstream/schemas.ts';
 import { idToTag, normaliseTag, tagProblem, tagToId } from '../upstream/tags.ts';
+import { PROFILE_ICON_FIRST, PROFILE_ICON_LAST } from '../upstream/icons.ts';
 import { battleBody, daySkeleton, type BattleContext, type Participant, type SkeletonBattle } from './battles.ts';
 import {
   brawlerById,
@@ -67,6 +68,8 @@ export class World {
   private readonly rosters = new Lru<number, Roster>(5_000);
   private readonly days = new Lru<string, SkeletonBattle[]>(20_000);
   private readonly rankings = new Lru<string, Json[]>(128);
+  /** profile icons a player set through the control API (POST /_sim/players/{tag}/icon): they win over the drawn ones */
+  private readonly chosenIcons = new Map<number, number>();
 
   constructor(opts: WorldOptions = {}) {
     this.seed = opts.seed ?? 'starr';
@@ -154,8 +157,10 @@ export class World {
   }
 
   private iconId(i: number, atMs: number): number {
+    const chosen = this.chosenIcons.get(i);
+    if (chosen !== undefined) return chosen;
     const period = Math.floor(atMs / (90 * DAY_MS) + unit(this.s, Salt.Icon, i));
-    return 28000000 + Math.floor(unit(this.s, Salt.Icon, i, period) * 934);
+    return PROFILE_ICON_FIRST + Math.floor(unit(this.s, Salt.Icon, i, period) * (PROFILE_ICON_LAST - PROFILE_ICON_FIRST + 1));
   }
 
   /** Trophies of preference rank k at a time: start of day plus that day's battles so far. */
@@ -177,6 +182,17 @@ export class World {
     for (let k = 0; k < p.m; k++) total += rankTrophiesAtDayStart(this.s, p, k, day) - p.bases[k]!;
     for (const b of this.skeleton(i, day)) if (b.kind === 'trophy' && b.at <= atMs) total += b.change;
     return total;
+  }
+
+  /**
+   * Sets a player's profile icon from now on, as a player changing it in the game would (tests of
+   * account verification). Returns false for an unknown tag or an id outside the icon range.
+   */
+  setIcon(tag: string, iconId: number): boolean {
+    const i = this.playerIndex(tag);
+    if (i === null || !Number.isInteger(iconId) || iconId < PROFILE_ICON_FIRST || iconId > PROFILE_ICON_LAST) return false;
+    this.chosenIcons.set(i, iconId);
+    return true;
   }
 
   /** The club a player is in at a time, or -1. */

@@ -5,12 +5,48 @@
  *
  * Differences that matter: times are BIGINT (the store bounds ranges with 2^53 - 1); `folded` uses
  * the "C" collation so its B-tree answers exact and prefix matches in any database locale; name
- * search uses pg_trgm GIN indexes on `folded` (substrings) and on `words` (the name's words with a
- * leading space each, so a word match is a LIKE '% dark kn%' the same index answers) instead of
- * FTS5 tables.
+ * search uses pg_trgm GIN indexes instead of FTS5 tables: on `sub` (substrings; from version 4,
+ * before on `folded`) and on `words` (the name's words, each after a separator, so a word match is
+ * a LIKE '%ⓦdarkⓦkn%' the same index answers; a space before version 4).
  */
 import type { Migration } from './history-schema.ts';
+import { words } from './search-fold.ts';
 import type { SqlDb } from './sql.ts';
+
+/**
+ * Characters that stand for others in the trigram-indexed columns. pg_trgm takes only letters and
+ * digits into its trigrams; everything else splits words, and a word of one or two characters
+ * gives only trigrams padded with spaces ("  r", " r ") that most names share. These stand-ins are
+ * letters to pg_trgm (show_trgm) and never occur in a folded name: NFKD, which folding applies,
+ * decomposes every one of them (𝚨 to Α, ⓦ to w).
+ */
+const WORD_SEPARATOR = '\u24e6'; // ⓦ, circled small w
+const STAND_IN_BASE = 0x1d6a8; // 𝚨 … 𝟉: the 290 mathematical Greek letters, all assigned
+const STAND_INS = 290;
+
+/**
+ * The `words` column: the folded name's words, each after a separator. A word match is then
+ * LIKE '%ⓦdarkⓦkn%', and the separator joins the words into trigrams: with spaces, `br br`
+ * (the `BR|` clan tag) looked up only "  b", " br", "br " — 53,242 candidates for 802 matches.
+ */
+export const wordsColumn = (folded: string): string => words(folded).map((w) => `${WORD_SEPARATOR}${w}`).join('');
+
+/** What a query's words look like in the `words` column (the last word's start, as a prefix). */
+export const wordsPattern = (queryWords: readonly string[]): string => queryWords.map((w) => `${WORD_SEPARATOR}${w}`).join('');
+
+/** Characters pg_trgm takes into trigrams: letters and digits (other characters split words). */
+const NON_WORD = /[^\p{L}\p{N}]/gu;
+
+/**
+ * The `sub` column: the folded name with every character pg_trgm would drop (spaces, `_`, `|`,
+ * `★`, emoji) replaced by a stand-in, so each character of a substring query is part of some
+ * trigram. On `folded`, `%r_yt%` gave pg_trgm only the trigrams of "r" and "yt" — most `…_YT`
+ * names — and `%星_yt%` none that were selective: the planner scanned the whole table (115–200 ms
+ * over 1,000,000 names). Different characters may share a stand-in; the query also checks
+ * `folded`, so that finds a few more candidates, never a wrong match.
+ */
+export const substringColumn = (folded: string): string =>
+  folded.replace(NON_WORD, (c) => String.fromCodePoint(STAND_IN_BASE + (c.codePointAt(0)! % STAND_INS)));
 
 const V1 = `
 CREATE TABLE player (
@@ -130,6 +166,27 @@ ALTER TABLE player_state ALTER COLUMN state SET STORAGE MAIN;
 ALTER TABLE club_state ALTER COLUMN state SET STORAGE MAIN;
 `;
 
+/** Fills search columns of `table` from `folded`, a batch of rows at a time. */
+async function fillColumns(db: SqlDb, table: 'player' | 'club', columns: Record<string, (folded: string) => string>): Promise<void> {
+  const BATCH = 5000;
+  for (let after = 0; ; ) {
+    const rows = await db.all<{ id: number; folded: string }>(`SELECT id, folded FROM ${table} WHERE id > ? ORDER BY id LIMIT ${BATCH}`, [after]);
+    if (rows.length === 0) return;
+    const names = Object.keys(columns);
+    const changed = rows
+      .filter((r) => r.folded !== '')
+      .map((r) => ({ id: Number(r.id), ...Object.fromEntries(names.map((c) => [c, columns[c]!(r.folded)])) }));
+    if (changed.length > 0) {
+      await db.run(
+        `UPDATE ${table} t SET ${names.map((c) => `${c} = v.${c}`).join(', ')}
+         FROM json_to_recordset(?::json) AS v(id bigint, ${names.map((c) => `${c} text`).join(', ')}) WHERE t.id = v.id`,
+        [JSON.stringify(changed)],
+      );
+    }
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -159,6 +216,24 @@ CREATE INDEX club_rank ON club ((LEAST(GREATEST(COALESCE(trophies, 0), 0), 33554
 `);
     },
   },
+  {
+    version: 4,
+    description: 'name search over every character: the `sub` column and its trigram index, words joined by a letter',
+    async up(db: SqlDb) {
+      for (const t of ['player', 'club'] as const) {
+        await db.exec(`ALTER TABLE ${t} ADD COLUMN sub TEXT COLLATE "C" NOT NULL DEFAULT ''`);
+        // `sub` answers what the trigram index of `folded` did, better; the words index is rebuilt
+        // once over the new values instead of updated row by row.
+        await db.exec(`DROP INDEX ${t}_folded_trgm; DROP INDEX ${t}_words_trgm`);
+        await fillColumns(db, t, { sub: substringColumn, words: wordsColumn });
+        await db.exec(`CREATE INDEX ${t}_sub_trgm ON ${t} USING gin (sub gin_trgm_ops); CREATE INDEX ${t}_words_trgm ON ${t} USING gin (words gin_trgm_ops)`);
+        // A pattern's share of the names is estimated from the column's histogram: 100 entries
+        // (the default) cannot tell a pattern of 0.3 % from one of 0.01 %, and the planner then
+        // chose between reading the ranking index and sorting every match by guesswork.
+        await db.exec(`ALTER TABLE ${t} ALTER COLUMN folded SET STATISTICS 1000, ALTER COLUMN words SET STATISTICS 1000, ALTER COLUMN sub SET STATISTICS 1000`);
+      }
+    },
+  },
 ];
 
 /**
@@ -177,7 +252,3 @@ export async function ensureTrigram(db: SqlDb): Promise<void> {
   }
 }
 
-/** Serialises schema changes across processes sharing the database (any constant key will do). */
-export const pgSchemaLock = async (tx: SqlDb): Promise<void> => {
-  await tx.run('SELECT pg_advisory_xact_lock(?)', [0x5374_6172]);
-};

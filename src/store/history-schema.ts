@@ -238,7 +238,9 @@ export async function migrate(
       );
     }
   };
-  refuse(await schemaVersion(db));
+  // The first look creates `schema_version` when it is missing: under the lock too, or two
+  // processes starting together both create it and one fails on PostgreSQL's catalog.
+  refuse(lock ? await db.transaction(async (tx) => (await lock(tx), schemaVersion(tx))) : await schemaVersion(db));
   const applied: number[] = [];
   for (const m of migrations) {
     if (m.version > target) continue;

@@ -710,16 +710,17 @@ export class HistoryStore {
     };
   }
 
-  /** Tracked entities due for a poll at `nowMs`, most overdue first. */
-  async due(kind: EntityKind, nowMs: number, limit: number): Promise<{ id: number; tag: string }[]> {
+  /** Tracked entities due for a poll at `nowMs`, most overdue first, with when each became due (ms). */
+  async due(kind: EntityKind, nowMs: number, limit: number): Promise<{ id: number; tag: string; dueAt: number }[]> {
     const now = sec(nowMs);
-    return this.r.all<{ id: number; tag: string }>(
-      `SELECT t.id, e.tag FROM tracked t JOIN ${kind} e ON e.id = t.id
+    const rows = await this.r.all<{ id: number; tag: string; next_poll: number }>(
+      `SELECT t.id, e.tag, t.next_poll FROM tracked t JOIN ${kind} e ON e.id = t.id
        WHERE t.kind = ? AND t.next_poll <= ?
          AND (t.viewed_until > ? OR EXISTS (SELECT 1 FROM pin p WHERE p.kind = t.kind AND p.id = t.id))
        ORDER BY t.next_poll, t.id LIMIT ?`,
       [KIND_CODE[kind], now, now, limit],
     );
+    return rows.map((r) => ({ id: Number(r.id), tag: r.tag, dueAt: Number(r.next_poll) * 1000 }));
   }
 
   /** When the next poll of any tracked entity of this kind is due (ms), or null when none is tracked. */
@@ -887,6 +888,77 @@ export class HistoryStore {
       old: r.old === null ? null : (JSON.parse(r.old) as Json),
       new: r.new === null ? null : (JSON.parse(r.new) as Json),
     }));
+  }
+
+  /** When each member of a club last joined it (unix seconds), from the recorded join events. */
+  async clubJoins(tag: string): Promise<Map<string, number>> {
+    const id = await this.idOf('club', tag);
+    if (id === null) return new Map();
+    const rows = await this.r.all<{ subject: string; t: number }>(
+      "SELECT subject, max(t) AS t FROM club_event WHERE club_id = ? AND kind = 'join' GROUP BY subject",
+      [id],
+    );
+    return new Map(rows.map((r) => [r.subject, r.t]));
+  }
+
+  /**
+   * Recorded battles of some players: how many (and won) in [sinceMs, untilMs), the newest before
+   * `untilMs` (default: no end), and
+   * whether the poller reads their battle log (a player never polled has no battles to count, which
+   * is not the same as none). Tags never seen are absent.
+   */
+  async battleSummary(tags: string[], sinceMs: number, untilMs?: number): Promise<Map<string, BattleSummary>> {
+    const out = new Map<string, BattleSummary>();
+    const since = sec(sinceMs);
+    const until = untilMs === undefined ? NO_LIMIT : sec(untilMs);
+    for (let i = 0; i < tags.length; i += 500) {
+      const part = tags.slice(i, i + 500);
+      const rows = await this.r.all<{ tag: string; n: number; wins: number; last: number | null; polled: number | null }>(
+        `SELECT p.tag AS tag,
+           (SELECT count(*) FROM player_battle b WHERE b.player_id = p.id AND b.t >= ? AND b.t < ?) AS n,
+           (SELECT count(*) FROM player_battle b WHERE b.player_id = p.id AND b.t >= ? AND b.t < ? AND b.result = 1) AS wins,
+           (SELECT max(b.t) FROM player_battle b WHERE b.player_id = p.id AND b.t < ?) AS last,
+           (SELECT k.last_poll FROM tracked k WHERE k.kind = 0 AND k.id = p.id) AS polled
+         FROM player p WHERE p.tag IN (${part.map(() => '?').join(',')})`,
+        [since, until, since, until, until, ...part],
+      );
+      for (const r of rows) out.set(r.tag, { battles: r.n, wins: r.wins, lastT: r.last, polled: r.polled !== null || r.last !== null });
+    }
+    return out;
+  }
+
+  /**
+   * A club's events after a position, oldest first: what a feed has not posted yet. Events of one
+   * poll share their `t` and were written in one transaction, so a position never splits a poll
+   * that is still being written; the order (t, kind, subject) is the primary key's.
+   */
+  async clubEventsAfter(tag: string, after: ClubEventPosition, limit: number): Promise<ClubEventRow[]> {
+    const id = await this.idOf('club', tag);
+    if (id === null || limit <= 0) return [];
+    const rows = await this.r.all<{ t: number; kind: string; subject: string; old: string | null; new: string | null }>(
+      `SELECT t, kind, subject, old, new FROM club_event
+        WHERE club_id = ? AND (t > ? OR (t = ? AND (kind > ? OR (kind = ? AND subject > ?))))
+        ORDER BY t, kind, subject LIMIT ?`,
+      [id, after.t, after.t, after.kind, after.kind, after.subject, limit],
+    );
+    return rows.map((r) => ({
+      t: Number(r.t),
+      kind: r.kind as ClubEventRow['kind'],
+      subject: r.subject,
+      old: r.old === null ? null : (JSON.parse(r.old) as Json),
+      new: r.new === null ? null : (JSON.parse(r.new) as Json),
+    }));
+  }
+
+  /** Unix seconds of a member's latest recorded join of a club before `beforeT`, null when none is recorded. */
+  async lastJoin(clubTag: string, memberTag: string, beforeT: number): Promise<number | null> {
+    const id = await this.idOf('club', clubTag);
+    if (id === null) return null;
+    const row = await this.r.get<{ t: number | null }>(
+      "SELECT max(t) AS t FROM club_event WHERE club_id = ? AND kind = 'join' AND subject = ? AND t < ?",
+      [id, memberTag, beforeT],
+    );
+    return row?.t == null ? null : Number(row.t);
   }
 
   async maps(): Promise<MapRow[]> {
@@ -1090,6 +1162,13 @@ export interface ClubEventRow {
   new: Json | null;
 }
 
+/** A place in a club's event order: events strictly after it come next. */
+export interface ClubEventPosition {
+  t: number;
+  kind: string;
+  subject: string;
+}
+
 export interface MapRow {
   id: number;
   name: string | null;
@@ -1174,4 +1253,15 @@ async function idsOf<Row extends { id: number; tag: string }, Ref extends { id: 
     }
   }
   return out;
+}
+
+export interface BattleSummary {
+  /** battles recorded since the asked time */
+  battles: number;
+  /** of which victories */
+  wins: number;
+  /** unix seconds of the newest recorded battle, null when none is */
+  lastT: number | null;
+  /** whether the player's battle log is read (polled at least once, or battles recorded) */
+  polled: boolean;
 }

@@ -2,7 +2,7 @@
  * Key-value namespaces over two backends, never mixed:
  *
  * - durable — what users saved (API accounts and keys, guild settings with their per-server keys
- *   and leaderboards, linked accounts): a SQLite file under DATA_DIR by default, PostgreSQL when
+ *   and leaderboards, club feeds, linked accounts): a SQLite file under DATA_DIR by default, PostgreSQL when
  *   DATABASE_URL is set. Never Redis: a Redis without persistence (the common default) loses
  *   everything on restart.
  * - loss-tolerant — what can be fetched or counted again (the response cache, rate-limit counters,
@@ -28,6 +28,8 @@ export const DURABLE_NAMESPACES = [
   'apikeys',
   /** per-server settings: the sealed API key, defaults, leaderboards */
   'guilds',
+  /** club feeds of each server and how far each has posted */
+  'feeds',
   /** a member's linked player tag */
   'links',
   /** bookkeeping of the store itself (which earlier copies were imported) */
@@ -54,8 +56,8 @@ export interface KeyvStores {
   readonly durable: { readonly kind: DurableKind | 'redis'; readonly location: string };
   /** the namespace on the backend its kind belongs to (DURABLE_NAMESPACES) */
   namespace(name: KeyvNamespace): Keyv;
-  /** true when both backends answer */
-  ping(): Promise<boolean>;
+  /** true when both backends answer (or the one named) */
+  ping(part?: 'cache' | 'durable'): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -145,7 +147,10 @@ export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
     if (isDurable(name)) {
       if (durableKind === 'redis') return new Keyv({ store: new KeyvRedis(o.durable), namespace: `${prefix}${name}`, useKeyPrefix: false });
       const store = durableKind === 'postgres' ? postgresAdapter(pool!, schema) : sqliteAdapter(o.durable);
-      return new Keyv({ store, namespace: name });
+      // What users saved must never read as absent when the database is away: a read that fails
+      // throws (keyv would answer undefined), so a key is not "invalid" and a change never writes
+      // over a record it could not read.
+      return new Keyv({ store, namespace: name, throwOnErrors: true });
     }
     const ns = `${prefix}${name}`;
     if (cacheKind === 'redis') return new Keyv({ store: new KeyvRedis(o.cache), namespace: ns, useKeyPrefix: false });
@@ -170,7 +175,7 @@ export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
       }
       return kv;
     },
-    async ping() {
+    async ping(part) {
       const one = async (kv: Keyv) => {
         try {
           await kv.set('ping', Date.now(), 10_000);
@@ -179,7 +184,8 @@ export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
           return false;
         }
       };
-      return (await Promise.all([one(stores.namespace('health')), one(stores.namespace('starr'))])).every(Boolean);
+      const parts = part === 'cache' ? ['health'] : part === 'durable' ? ['starr'] : ['health', 'starr'];
+      return (await Promise.all(parts.map((name) => one(stores.namespace(name))))).every(Boolean);
     },
     async close() {
       await Promise.allSettled([...opened.values()].map((kv) => kv.disconnect()));

@@ -60,6 +60,11 @@ export function numberPlaceholders(sql: string): string {
   return out;
 }
 
+/** Serialises schema changes across processes sharing the database (any constant key will do). */
+export const pgSchemaLock = async (tx: SqlDb): Promise<void> => {
+  await tx.run('SELECT pg_advisory_xact_lock(?)', [0x5374_6172]);
+};
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function wrap(err: unknown, sql?: string): StoreError {
@@ -151,7 +156,17 @@ export class Postgres extends Statements implements SqlPool {
     const db = new Postgres(pool, { attempts: opts.attempts ?? 4, retryDelayMs: opts.retryDelayMs ?? 250 }, opts.schema ?? null);
     try {
       // exec retries a refused connection by itself
-      await db.exec(opts.schema ? `CREATE SCHEMA IF NOT EXISTS ${opts.schema}` : 'SELECT 1');
+      if (opts.schema) {
+        // IF NOT EXISTS does not make two sessions creating the schema at once safe (one fails on
+        // the catalog's unique index): take the schema-change lock first.
+        const schema = opts.schema;
+        await db.transaction(async (tx) => {
+          await pgSchemaLock(tx);
+          await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        });
+      } else {
+        await db.exec('SELECT 1');
+      }
     } catch (e) {
       await pool.end().catch(() => {});
       throw e;
@@ -198,6 +213,13 @@ export class Postgres extends Statements implements SqlPool {
       }
       const tx = new Statements(client);
       let broken: unknown = null;
+      // A connection lost between two statements of the transaction is reported on the client
+      // itself: without a listener that 'error' event would end the process. The next statement
+      // fails with it anyway, and the batch is retried or surfaces as unavailable.
+      const lost = (err: Error) => {
+        broken ??= wrap(err);
+      };
+      client.on('error', lost);
       try {
         await tx.exec('BEGIN');
         const out = await fn(tx);
@@ -208,6 +230,7 @@ export class Postgres extends Statements implements SqlPool {
         if (!(err instanceof StoreUnavailableError)) await client.query('ROLLBACK').catch(() => {});
         throw err;
       } finally {
+        client.off('error', lost);
         // A connection that failed is not given back to the pool for reuse.
         client.release(broken instanceof StoreUnavailableError ? (broken as Error) : undefined);
       }

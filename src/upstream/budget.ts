@@ -4,6 +4,9 @@
  * idled may send a one-second burst); tokens are used round-robin; a token that upstream throttled is
  * skipped until its penalty ends and then runs slower for a while. When no token has room, requests
  * wait in a bounded queue where interactive requests go before polling ones.
+ *
+ * In a cluster the buckets themselves live in Redis (`shared`, src/upstream/shared-budget.ts), so
+ * every process draws on the same per-token rate; the queue and its priorities stay per process.
  */
 import { ThrottledError } from './errors.ts';
 
@@ -33,6 +36,17 @@ export const realClock: UpstreamClock = {
 
 export type Priority = 'interactive' | 'poll';
 
+/** What the shared buckets decide for one request: a token (and its speed), or when to ask again. */
+export type SharedTake = { token: number; speed: number } | { readyAt: number };
+
+/** The buckets of every process of a cluster (src/upstream/shared-budget.ts). */
+export interface SharedBuckets {
+  /** Room for one request on the first token (round-robin from `from`) that has it. */
+  take(priority: Priority, now: number, o: { rps: number; burst: number; from: number }): Promise<SharedTake>;
+  penalise(token: number, now: number, penaltyMs: number, o: { rps: number; burst: number; minSpeed: number }): Promise<void>;
+  succeeded(token: number, step: number): Promise<void>;
+}
+
 export interface BudgetOptions {
   /** how many tokens share the work */
   tokens: number;
@@ -43,6 +57,11 @@ export interface BudgetOptions {
   /** waiting requests at most; beyond it a poll waiter makes room for an interactive one, else the newcomer is refused */
   maxQueue?: number;
   clock?: UpstreamClock;
+  /**
+   * Buckets shared with other processes; when it fails (Redis down) this process falls back to its
+   * own buckets, so it keeps working at its own rate.
+   */
+  shared?: SharedBuckets;
 }
 
 export interface AcquireOptions {
@@ -89,6 +108,9 @@ export class RequestBudget {
   private pumping = false;
   private wake: AbortController | null = null;
   private closed = false;
+  private readonly shared?: SharedBuckets;
+  /** the speed the shared bucket of each token last reported */
+  private readonly sharedSpeed: number[];
 
   constructor(opts: BudgetOptions) {
     if (opts.tokens < 1) throw new RangeError('the request budget needs at least one token');
@@ -97,6 +119,8 @@ export class RequestBudget {
     this.maxQueue = opts.maxQueue ?? 1000;
     this.clock = opts.clock ?? realClock;
     this.slots = Array.from({ length: opts.tokens }, () => ({ requests: 0, throttled: 0, penaltyUntil: 0, speed: 1, tat: 0 }));
+    this.shared = opts.shared;
+    this.sharedSpeed = this.slots.map(() => 1);
   }
 
   get queued(): number {
@@ -113,7 +137,8 @@ export class RequestBudget {
     if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
     const now = this.clock.now();
     // Nobody is waiting: take a slot straight away when one is free (the common, cheap path).
-    if (this.queued === 0) {
+    // With shared buckets every request asks Redis, through the queue.
+    if (this.queued === 0 && !this.shared) {
       const token = this.take(now);
       if (token !== null) return Promise.resolve(token);
     }
@@ -155,6 +180,11 @@ export class RequestBudget {
     s.speed = Math.max(MIN_SPEED, s.speed / 2);
     // No burst when the penalty ends: the next request is spaced at the slower rate.
     s.tat = Math.max(s.tat, s.penaltyUntil + this.tau(s));
+    // The token is throttled for every process: they all skip it.
+    if (this.shared) {
+      this.sharedSpeed[token] = Math.max(MIN_SPEED, (this.sharedSpeed[token] ?? 1) / 2);
+      void this.shared.penalise(token, now, Math.max(0, penaltyMs), { rps: this.rps, burst: this.burst, minSpeed: MIN_SPEED }).catch(() => undefined);
+    }
     this.kick();
   }
 
@@ -162,6 +192,10 @@ export class RequestBudget {
   succeeded(token: number): void {
     const s = this.slots[token];
     if (s && s.speed < 1) s.speed = Math.min(1, s.speed + SPEED_STEP);
+    if (this.shared && (this.sharedSpeed[token] ?? 1) < 1) {
+      this.sharedSpeed[token] = Math.min(1, this.sharedSpeed[token]! + SPEED_STEP);
+      void this.shared.succeeded(token, SPEED_STEP).catch(() => undefined);
+    }
   }
 
   close(): void {
@@ -243,14 +277,17 @@ export class RequestBudget {
         const now = this.clock.now();
         this.expire(now);
         if (this.queued === 0) break;
-        const token = this.take(now);
+        const shared = this.shared ? await this.takeShared(now) : null;
+        const token = shared ? ('token' in shared ? shared.token : null) : this.take(now);
         if (token !== null) {
-          const w = (this.queues.interactive.shift() ?? this.queues.poll.shift())!;
+          // (a waiter that gave up while Redis answered leaves the slot to the next one)
+          const w = this.queues.interactive.shift() ?? this.queues.poll.shift();
+          if (!w) break;
           w.cleanup();
           w.resolve(token);
           continue;
         }
-        let until = this.earliest(now);
+        let until = shared && 'readyAt' in shared ? Math.max(now, shared.readyAt) : this.earliest(now);
         for (const q of [this.queues.interactive, this.queues.poll]) for (const w of q) until = Math.min(until, w.deadline);
         this.wake = new AbortController();
         try {
@@ -262,6 +299,23 @@ export class RequestBudget {
       }
     } finally {
       this.pumping = false;
+    }
+  }
+
+  /** Room on the shared buckets for the first waiter; null when Redis fails (this process's own buckets decide). */
+  private async takeShared(now: number): Promise<SharedTake | null> {
+    const head = this.queues.interactive[0] ?? this.queues.poll[0];
+    try {
+      const r = await this.shared!.take(head?.priority ?? 'poll', now, { rps: this.rps, burst: this.burst, from: this.cursor });
+      if ('token' in r) {
+        const s = this.slots[r.token];
+        if (s) s.requests++;
+        this.sharedSpeed[r.token] = r.speed;
+        this.cursor = (r.token + 1) % this.slots.length;
+      }
+      return r;
+    } catch {
+      return null;
     }
   }
 

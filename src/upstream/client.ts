@@ -13,6 +13,8 @@ import type { Logger } from '../log.ts';
 import type { PageQuery, RequestOptions, UpstreamApi } from './api.ts';
 import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { RequestBudget, realClock, type TokenState, type UpstreamClock } from './budget.ts';
+import { RedisBuckets } from './shared-budget.ts';
+import type { Redis } from '../store/redis.ts';
 import {
   AccessDeniedError,
   BadRequestError,
@@ -55,6 +57,11 @@ export interface UpstreamClientOptions {
   connections?: number;
   /** requests per second per token, shared by polling and interactive reads (default 10) */
   rps?: number;
+  /**
+   * The Redis of a cluster: the tokens' buckets are kept there (keyed by a hash of each token), so
+   * every process together stays within `rps` per token
+   */
+  sharedBudget?: Redis;
   /** requests waiting for a token at most (default 1000) */
   maxQueue?: number;
   /** how long a token sits out after a 429 that named no Retry-After (default 10 s) */
@@ -152,6 +159,7 @@ export class UpstreamClient implements UpstreamApi {
       rps: opts.rps ?? 10,
       maxQueue: opts.maxQueue ?? 1000,
       clock: this.clock,
+      ...(opts.sharedBudget ? { shared: new RedisBuckets(opts.sharedBudget, this.tokens) } : {}),
     });
   }
 
@@ -362,7 +370,7 @@ export class UpstreamClient implements UpstreamApi {
 export function createUpstreamClient(
   cfg: Pick<Config, 'BRAWLSTARS_API_URL' | 'BRAWLSTARS_API_TOKEN' | 'UPSTREAM_TIMEOUT_MS' | 'UPSTREAM_RETRIES' | 'UPSTREAM_CONNECTIONS' | 'UPSTREAM_RPS'>,
   target: { baseUrl?: string; tokens?: string[]; kind?: 'official' | 'simulated' } = {},
-  extra: Pick<UpstreamClientOptions, 'logger' | 'onAttempt' | 'clock'> = {},
+  extra: Pick<UpstreamClientOptions, 'logger' | 'onAttempt' | 'clock' | 'sharedBudget' | 'userAgent'> = {},
 ): UpstreamClient {
   return new UpstreamClient({
     baseUrl: target.baseUrl ?? cfg.BRAWLSTARS_API_URL ?? 'https://api.brawlstars.com/v1',

@@ -17,7 +17,7 @@ import type { Core } from '../../src/core/index.ts';
 import { createBot, type Bot, type BotOptions } from '../../src/bot/index.ts';
 import { loadCommands } from '../../src/bot/command.ts';
 import { deployCommands } from '../../src/bot/deploy.ts';
-import { FakeDiscord, type FakeGuild, type InteractionRecord } from './fake-discord.ts';
+import { FakeDiscord, type FakeDiscordOptions, type FakeGuild, type InteractionRecord } from './fake-discord.ts';
 import { ManualSchedule } from './manual-schedule.ts';
 
 export interface BotHarness {
@@ -34,26 +34,33 @@ export interface BotHarness {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends BotOptions {
+export interface HarnessOptions extends Omit<BotOptions, 'shardCount'> {
   transport?: 'gateway' | 'http';
   /** extra settings over the core's config (STARR_SECRET, ...) */
   config?: Partial<Config>;
-  /** shards the fake expects the bot to run (default one) */
-  shardCount?: number;
+  /**
+   * shards the bot runs, all in this process (default one); 'config' leaves it to SHARD_IDS /
+   * SHARD_COUNT in `config`, else Discord's recommendation (the fake's `recommendedShards`)
+   */
+  shardCount?: number | 'config';
+  /** puts something in front of the fake's REST API (a REST proxy): returns the bot's DISCORD_API_URL */
+  through?: (fake: FakeDiscord) => Promise<string>;
+  /** how the fake Discord plays (recommended shards, max_concurrency) */
+  fake?: Omit<FakeDiscordOptions, 'realTimeDeadlines'>;
   /** the router's deadlines on the wall clock and Discord's 3 s in real time, as in production (benchmarks) */
   realTime?: boolean;
 }
 
 export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Promise<BotHarness> {
   const realTime = opts.realTime ?? false;
-  const fake = await FakeDiscord.start({ realTimeDeadlines: realTime });
+  const fake = await FakeDiscord.start({ ...opts.fake, realTimeDeadlines: realTime });
   const deadlines = new ManualSchedule();
   const guild = fake.addGuild({ name: 'Starr Test Server', channels: [{ name: 'general' }, { name: 'boards' }] });
   const transport = opts.transport ?? 'gateway';
   const config = {
     ...core.config,
     DISCORD_TOKEN: fake.token,
-    DISCORD_API_URL: fake.apiUrl,
+    DISCORD_API_URL: opts.through ? await opts.through(fake) : fake.apiUrl,
     DISCORD_PUBLIC_KEY: transport === 'http' ? fake.publicKeyHex : undefined,
     ...opts.config,
   } as Config;
@@ -62,15 +69,16 @@ export async function startBotHarness(core: Core, opts: HarnessOptions = {}): Pr
   const rest = discordRest(fake.apiUrl, fake.token);
   await deployCommands({ rest, appId: fake.appId, guildId: guild.id, definitions: commands.definitions() });
 
-  const shardCount = opts.shardCount ?? 1;
+  const { shardCount = 1, fake: _fake, through: _through, ...botOpts } = opts;
   const bot = await createBot(botCore, {
     deferAfterMs: 1000,
     boardCheckMs: 3_600_000,
+    feedCheckMs: 3_600_000,
+    roleSyncMs: 3_600_000,
     ...(realTime ? {} : { schedule: deadlines.schedule }),
-    ...opts,
+    ...botOpts,
     commands,
-    shards: Array.from({ length: shardCount }, (_, i) => i),
-    shardCount,
+    ...(shardCount === 'config' ? {} : { shards: Array.from({ length: shardCount }, (_, i) => i), shardCount }),
   });
 
   let endpoint: string | undefined;

@@ -52,6 +52,8 @@ export interface FakeGuild {
   roles: APIRole[];
   channels: FakeChannel[];
   joinedAt: string;
+  /** members other than the bot, with the ids of their roles (@everyone implied, as Discord lists them) */
+  members: Map<string, string[]>;
   shardOf(count: number): number;
 }
 

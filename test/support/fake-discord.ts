@@ -10,8 +10,16 @@
  * - interaction tokens live 15 minutes → otherwise 401 / 50027;
  * - channel permissions of the bot → 403 / 50001 (cannot see) or 50013 (cannot send);
  * - the interaction's attachment_size_limit per file → 413 / 40005;
+ * - role assignment (PUT/DELETE /guilds/{g}/members/{u}/roles/{r}) → 403 / 50013 without Manage
+ *   Roles or for a role at or above the bot's highest role (or a managed one), 404 / 10007 and
+ *   10011 for unknown members and roles;
  * - command definitions in bulk overwrites → 400 / 50035, and `default_member_permissions`
- *   when a member invokes a command.
+ *   when a member invokes a command;
+ * - gateway sharding: IDENTIFY carries [shard_id, shard_count] (an id out of range closes with
+ *   4010); each rate-limit bucket (shard_id % max_concurrency) takes one IDENTIFY per 5 s of
+ *   Discord's clock, an earlier one is refused by closing the connection with 4008 (listed in
+ *   `identifyRejections`); events of a guild, interactions included, go to the shard that holds it,
+ *   (guild_id >> 22) % shard_count.
  * Every request is recorded; `rejections` lists those that broke a rule, so a test can assert
  * the bot was never rejected. Time is real time plus an offset the test can advance; the
  * interaction deadlines count only that offset unless started with `realTimeDeadlines` (see `age`).
@@ -25,6 +33,7 @@ import type {
   APIApplicationCommand,
   APIApplicationCommandInteractionDataOption,
   APIInteraction,
+  APIRole,
   APIUser,
   RESTPostAPIChatInputApplicationCommandsJSONBody,
 } from 'discord-api-types/v10';
@@ -66,6 +75,8 @@ export interface RecordedRequest {
   files: { name: string; size: number }[];
   error?: { code: number; message: string; errors?: unknown };
   at: number;
+  /** the client's User-Agent (shows whether a request came through a REST proxy) */
+  userAgent?: string;
 }
 
 interface ParsedBody {
@@ -120,13 +131,35 @@ interface GatewayConn {
   seq: number;
 }
 
+export interface FakeDiscordOptions {
+  realTimeDeadlines?: boolean;
+  /** GET /gateway/bot's recommended shard count (default 1) */
+  recommendedShards?: number;
+  /** session_start_limit.max_concurrency: IDENTIFY buckets per 5 s (default 16, a large bot's) */
+  maxConcurrency?: number;
+}
+
+/** Discord's window per identify bucket. */
+export const IDENTIFY_WINDOW_MS = 5_000;
+
 const JSON_TYPE = { 'content-type': 'application/json' };
+/** Discord's nonce: a string of at most 25 characters, or an integer. */
+const NONCE_MAX = 25;
+/** How long Discord remembers an enforced nonce ("the past few minutes"; the fake takes five). */
+const NONCE_WINDOW_MS = 5 * 60_000;
 
 /**
  * `settled` gives up with the whole exchange after this: a hang guard that speaks before vitest's
  * 120 s test timeout, not a speed check (a /player reply took 9 s under `npm run test:stress`).
  */
 const DIAGNOSE_AFTER_MS = 100_000;
+
+/** A guild id created near `atMs` whose shard, (id >> 22) % count, is `shard`: the timestamp bits decide it. */
+function guildIdOnShard(atMs: number, [shard, count]: [number, number]): string {
+  const t = BigInt(Math.floor(atMs)) - 1420070400000n;
+  const off = (((BigInt(shard) - t) % BigInt(count)) + BigInt(count)) % BigInt(count);
+  return snowflake(atMs + Number(off));
+}
 
 function discordError(status: number, code: number, message: string, problems?: Problem[]): Answer {
   const body: Record<string, unknown> = { message, code };
@@ -148,12 +181,28 @@ export class FakeDiscord {
   readonly messages = new Map<string, StoredMessage>();
   readonly interactions = new Map<string, InteractionRecord>();
   readonly requests: RecordedRequest[] = [];
+  /** nonces of enforce_nonce posts: the message each created and when */
+  private readonly nonces = new Map<string, { messageId: string; at: number }>();
+  /** posts answered with an earlier message because of their nonce */
+  nonceHits = 0;
   readonly globalCommands: APIApplicationCommand[] = [];
   readonly guildCommands = new Map<string, APIApplicationCommand[]>();
   readonly commandPuts: { guildId?: string; body: unknown }[] = [];
   /** gateway connections that identified, by shard id */
   readonly shards = new Map<number, GatewayConn>();
+  /**
+   * 'identify' {shard, intents} once a shard is accepted (READY sent); 'disconnect' {shard} when an
+   * identified connection closes; 'rejected' {shard, code, reason} when an IDENTIFY is refused.
+   */
   readonly gatewayEvents = new EventEmitter();
+  /** every accepted IDENTIFY, in order, on Discord's clock */
+  readonly identifies: { shard: [number, number]; at: number }[] = [];
+  /** IDENTIFYs refused (too early in their bucket, shard out of range) */
+  readonly identifyRejections: { shard: [number, number]; code: number; reason: string; at: number }[] = [];
+  readonly recommendedShards: number;
+  readonly maxConcurrency: number;
+  /** when each identify bucket last took an IDENTIFY (Discord's clock) */
+  private readonly bucketUsedAt = new Map<number, number>();
 
   private offsetMs = 0;
   /** `offsetMs` when each interaction was created: its age for Discord's deadlines */
@@ -162,15 +211,20 @@ export class FakeDiscord {
   private wss!: WebSocketServer;
   port = 0;
 
-  private constructor(private readonly realTimeDeadlines: boolean) {
+  private constructor(opts: FakeDiscordOptions) {
+    this.realTimeDeadlines = opts.realTimeDeadlines ?? false;
+    this.recommendedShards = opts.recommendedShards ?? 1;
+    this.maxConcurrency = opts.maxConcurrency ?? 16;
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     this.privateKey = privateKey;
     // The portal shows the raw 32-byte key: the tail of the SPKI DER encoding.
     this.publicKeyHex = publicKey.export({ type: 'spki', format: 'der' }).subarray(-32).toString('hex');
   }
 
-  static async start(opts: { realTimeDeadlines?: boolean } = {}): Promise<FakeDiscord> {
-    const fake = new FakeDiscord(opts.realTimeDeadlines ?? false);
+  private readonly realTimeDeadlines: boolean;
+
+  static async start(opts: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+    const fake = new FakeDiscord(opts);
     await fake.listen();
     return fake;
   }
@@ -219,10 +273,10 @@ export class FakeDiscord {
 
   /**
    * Adds a guild with the bot in it. `botPermissions` is the bot role's guild-wide grant;
-   * channels may deny bits to the bot role. Announced over the gateway when a shard is connected.
+   * channels may deny bits to the bot role; `onShard: [id, count]` picks an id that shard holds. Announced over the gateway when a shard is connected.
    */
-  addGuild(opts: { name?: string; botPermissions?: bigint; channels?: { name: string; denyBot?: bigint }[] } = {}): FakeGuild {
-    const id = snowflake();
+  addGuild(opts: { name?: string; botPermissions?: bigint; channels?: { name: string; denyBot?: bigint }[]; onShard?: [number, number] } = {}): FakeGuild {
+    const id = opts.onShard ? guildIdOnShard(this.now(), opts.onShard) : snowflake();
     const owner = this.addUser(`owner-of-${opts.name ?? id}`);
     const botRoleId = snowflake();
     const g: FakeGuild = {
@@ -236,6 +290,7 @@ export class FakeDiscord {
       ],
       channels: [],
       joinedAt: new Date(this.now()).toISOString(),
+      members: new Map(),
       shardOf: (count) => Number((BigInt(id) >> 22n) % BigInt(count)),
     };
     for (const c of opts.channels ?? [{ name: 'general' }]) {
@@ -249,6 +304,60 @@ export class FakeDiscord {
     this.guilds.set(id, g);
     this.dispatchToGuild(g, 'GUILD_CREATE', guildJson(g, this.bot));
     return g;
+  }
+
+  /**
+   * Adds a role: directly below the bot's highest role (one the bot may assign), or at the top
+   * (`aboveBot`, one it may not). Positions are renumbered as Discord does when a role is moved.
+   */
+  addRole(g: FakeGuild, name: string, opts: { aboveBot?: boolean; permissions?: bigint } = {}): APIRole {
+    const botTop = this.botTopPosition(g);
+    let position: number;
+    if (opts.aboveBot) position = Math.max(...g.roles.map((r) => r.position)) + 1;
+    else {
+      position = botTop;
+      for (const r of g.roles) if (r.id !== g.id && r.position >= position) (r as { position: number }).position += 1;
+    }
+    const role = roleJson(snowflake(), name, opts.permissions ?? 0n, position);
+    g.roles.push(role);
+    return role;
+  }
+
+  /** What the bot's role may do server-wide (an admin editing it). */
+  setBotPermissions(g: FakeGuild, permissions: bigint): void {
+    const r = g.roles.find((x) => x.id === g.botRoleId)!;
+    (r as { permissions: string }).permissions = String(permissions);
+  }
+
+  /** A member of the server (the fake knows members only when a test adds them). */
+  addMember(g: FakeGuild, user: APIUser, roles: string[] = []): void {
+    this.users.set(user.id, user);
+    g.members.set(user.id, [...roles]);
+  }
+
+  memberRoles(g: FakeGuild, userId: string): string[] {
+    return g.members.get(userId) ?? [];
+  }
+
+  private botTopPosition(g: FakeGuild): number {
+    return g.roles.find((r) => r.id === g.botRoleId)!.position;
+  }
+
+  /** PUT/DELETE of a member's role, with Discord's permission and hierarchy rules. */
+  private memberRole(method: string, g: FakeGuild, userId: string, roleId: string): Answer {
+    const roles = g.members.get(userId);
+    if (!roles) return discordError(404, RESTJSONErrorCodes.UnknownMember, 'Unknown Member');
+    const role = g.roles.find((r) => r.id === roleId);
+    if (!role) return discordError(404, RESTJSONErrorCodes.UnknownRole, 'Unknown Role');
+    const everyone = BigInt(g.roles.find((r) => r.id === g.id)?.permissions ?? '0');
+    const mine = everyone | BigInt(g.roles.find((r) => r.id === g.botRoleId)!.permissions);
+    const may = (mine & (PermissionFlagsBits.ManageRoles | PermissionFlagsBits.Administrator)) !== 0n;
+    if (!may || role.managed || role.id === g.id || role.position >= this.botTopPosition(g)) {
+      return discordError(403, RESTJSONErrorCodes.MissingPermissions, 'Missing Permissions');
+    }
+    if (method === 'PUT' && !roles.includes(roleId)) roles.push(roleId);
+    if (method === 'DELETE') g.members.set(userId, roles.filter((r) => r !== roleId));
+    return { status: 204 };
   }
 
   channel(g: FakeGuild, name: string): FakeChannel {
@@ -587,6 +696,7 @@ export class FakeDiscord {
       files: parsed.files.map((f) => ({ name: f.filename, size: f.size })),
       at: this.now(),
       ...(answer.status >= 400 ? { error: answer.body as RecordedRequest['error'] } : {}),
+      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
     };
     this.requests.push(rec);
     const token = /^\/(?:interactions\/\d+|webhooks\/\d+)\/([^/]+)/.exec(route)?.[1];
@@ -597,7 +707,8 @@ export class FakeDiscord {
       'x-ratelimit-remaining': '49',
       'x-ratelimit-reset-after': '1',
       'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 1),
-      'x-ratelimit-bucket': 'fake',
+      // One bucket per route shape, as Discord's are (discord.js queues requests per bucket).
+      'x-ratelimit-bucket': `fake:${method}:${route.replace(/\d{16,20}/g, ':id')}`,
     };
     if (answer.body === undefined) res.writeHead(answer.status, headers).end();
     else res.writeHead(answer.status, { ...headers, ...JSON_TYPE }).end(JSON.stringify(answer.body));
@@ -623,9 +734,9 @@ export class FakeDiscord {
         status: 200,
         body: {
           url: this.gatewayUrl,
-          shards: 1,
-          // A large bot's concurrency: every shard identifies at once (no 5-second waits in tests).
-          session_start_limit: { total: 1000, remaining: 999, reset_after: 86_400_000, max_concurrency: 16 },
+          shards: this.recommendedShards,
+          // Default: a large bot's concurrency, so the shards of most tests identify at once.
+          session_start_limit: { total: 1000, remaining: 1000 - this.identifies.length, reset_after: 86_400_000, max_concurrency: this.maxConcurrency },
         },
       };
     }
@@ -640,13 +751,21 @@ export class FakeDiscord {
     if ((p = m(/^\/channels\/(\d+)(?:\/messages(?:\/(\d+))?)?$/))) {
       return this.channelRoute(method, p[1]!, route.includes('/messages'), p[2], body);
     }
+    if ((p = m(/^\/guilds\/(\d+)\/members\/(\d+)\/roles\/(\d+)$/)) && (method === 'PUT' || method === 'DELETE')) {
+      const g = this.guilds.get(p[1]!);
+      if (!g) return discordError(404, RESTJSONErrorCodes.UnknownGuild, 'Unknown Guild');
+      return this.memberRole(method, g, p[2]!, p[3]!);
+    }
     if ((p = m(/^\/guilds\/(\d+)(?:\/(roles|members\/(\d+)))?$/)) && method === 'GET') {
       const g = this.guilds.get(p[1]!);
       if (!g) return discordError(404, RESTJSONErrorCodes.UnknownGuild, 'Unknown Guild');
       if (p[2] === 'roles') return { status: 200, body: g.roles };
       if (p[3]) {
-        if (p[3] !== this.bot.id) return discordError(404, RESTJSONErrorCodes.UnknownMember, 'Unknown Member');
-        return { status: 200, body: memberJson(this.bot, [g.botRoleId], g.joinedAt) };
+        if (p[3] === this.bot.id) return { status: 200, body: memberJson(this.bot, [g.botRoleId], g.joinedAt) };
+        const roles = g.members.get(p[3]);
+        const user = this.users.get(p[3]);
+        if (!roles || !user) return discordError(404, RESTJSONErrorCodes.UnknownMember, 'Unknown Member');
+        return { status: 200, body: memberJson(user, roles, g.joinedAt) };
       }
       const { channels: _c, members: _m, ...guild } = guildJson(g, this.bot);
       return { status: 200, body: guild };
@@ -794,11 +913,27 @@ export class FakeDiscord {
       if (method !== 'POST') return discordError(405, 0, '405: Method Not Allowed');
       if (!has(PermissionFlagsBits.SendMessages) || !needs()) return discordError(403, RESTJSONErrorCodes.MissingPermissions, 'Missing Permissions');
       const problems = checkMessage(data, { files: meta });
+      const nonce = data.nonce;
+      if (nonce !== undefined && !(typeof nonce === 'string' ? nonce.length <= NONCE_MAX : Number.isInteger(nonce))) {
+        problems.push({ path: ['nonce'], code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${NONCE_MAX} or fewer in length.` });
+      }
       if (problems.length) return INVALID_FORM(problems);
       if (oversizeFiles(meta).length) return discordError(413, RESTJSONErrorCodes.RequestEntityTooLarge, 'Request entity too large');
+      // enforce_nonce: the same nonce from the same author within a few minutes returns the
+      // message it created instead of creating another.
+      const nonceKey = nonce !== undefined && data.enforce_nonce === true ? `${this.bot.id}:${String(nonce)}` : null;
+      if (nonceKey) {
+        const seen = this.nonces.get(nonceKey);
+        const earlier = seen && this.now() - seen.at < NONCE_WINDOW_MS ? this.messages.get(seen.messageId) : undefined;
+        if (earlier) {
+          this.nonceHits++;
+          return { status: 200, body: earlier.json() };
+        }
+      }
       const msg = new StoredMessage(snowflake(this.now()), c.id, g.id, this.bot, new Date(this.now()).toISOString(), this.appId);
       this.applyMessage(msg, data, body.files, false);
       this.messages.set(msg.id, msg);
+      if (nonceKey) this.nonces.set(nonceKey, { messageId: msg.id, at: this.now() });
       return { status: 200, body: msg.json() };
     }
     const msg = this.messages.get(messageId);
@@ -872,6 +1007,36 @@ export class FakeDiscord {
     return false;
   }
 
+  /** Why Discord would refuse this IDENTIFY, or null. */
+  private identifyProblem(shard: [number, number]): { code: number; reason: string } | null {
+    const [id, count] = shard;
+    if (!Number.isInteger(id) || !Number.isInteger(count) || count < 1 || id < 0 || id >= count) return { code: 4010, reason: 'Invalid shard.' };
+    const last = this.bucketUsedAt.get(id % this.maxConcurrency);
+    if (last !== undefined && this.now() - last < IDENTIFY_WINDOW_MS) return { code: 4008, reason: 'Rate limited.' };
+    return null;
+  }
+
+  /** Closes a shard's connection from Discord's side with a close code (4004: the token was revoked). */
+  dropShard(id: number, code: number, reason = 'Closed by the test.'): void {
+    const conn = this.shards.get(id);
+    if (!conn) throw new Error(`shard ${id} is not connected`);
+    conn.ws.close(code, reason);
+  }
+
+  /** Resolves once every given shard is identified (at once when they are). */
+  whenShards(ids: number[]): Promise<void> {
+    const done = () => ids.every((id) => this.shards.has(id));
+    if (done()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!done()) return;
+        this.gatewayEvents.off('identify', check);
+        resolve();
+      };
+      this.gatewayEvents.on('identify', check);
+    });
+  }
+
   private onGateway(ws: WebSocket): void {
     this.send({ ws, shard: [0, 1], seq: 0 }, { op: 10, d: { heartbeat_interval: 41_250 } });
     ws.on('message', (raw) => {
@@ -884,10 +1049,21 @@ export class FakeDiscord {
           return;
         }
         const shard = (msg.d.shard as [number, number] | undefined) ?? [0, 1];
+        const refused = this.identifyProblem(shard);
+        if (refused) {
+          this.identifyRejections.push({ shard, ...refused, at: this.now() });
+          this.gatewayEvents.emit('rejected', { shard, ...refused });
+          ws.close(refused.code, refused.reason);
+          return;
+        }
+        this.bucketUsedAt.set(shard[0] % this.maxConcurrency, this.now());
+        this.identifies.push({ shard, at: this.now() });
         const conn: GatewayConn = { ws, shard, seq: 0 };
         this.shards.set(shard[0], conn);
         ws.on('close', () => {
-          if (this.shards.get(shard[0]) === conn) this.shards.delete(shard[0]);
+          if (this.shards.get(shard[0]) !== conn) return;
+          this.shards.delete(shard[0]);
+          this.gatewayEvents.emit('disconnect', { shard });
         });
         const mine = [...this.guilds.values()].filter((g) => g.shardOf(shard[1]) === shard[0]);
         this.dispatch(conn, 'READY', {

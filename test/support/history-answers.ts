@@ -58,6 +58,9 @@ export async function answers(store: HistoryStore, nowMs: number) {
   }
   out.club = await store.snapshots('club', club);
   out.clubEvents = await store.clubEvents(club, 100);
+  const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : 1);
+  out.clubJoins = [...(await store.clubJoins(club))].sort(byKey);
+  out.battleSummary = [...(await store.battleSummary([...playerTags, '#NEVERSEEN'], T0 - DAY))].sort(byKey);
   out.clubTracking = await store.tracking('club', club, nowMs);
   const maps = await store.maps();
   out.maps = maps;

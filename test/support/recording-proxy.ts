@@ -12,6 +12,8 @@ export interface Recorded {
   token: string;
   /** which TCP connection carried it (1, 2, ...) */
   connection: number;
+  /** true when the client went away while the request was held back (it never reached upstream) */
+  abandoned?: boolean;
 }
 
 export interface Canned {
@@ -26,8 +28,12 @@ export interface RecordingProxy {
   requests: Recorded[];
   /** TCP connections opened to the proxy so far */
   connections(): number;
-  /** answer instead of upstream when this returns something; 'hold' never answers (the client must give up) */
-  intercept: ((r: Recorded) => Canned | 'hold' | undefined) | null;
+  /**
+   * answer instead of upstream when this returns something; 'hold' never answers (the client must
+   * give up); a promise holds the request back until it resolves, then forwards it — unless the
+   * client went away meanwhile (a killed process): then it is marked `abandoned` and dropped
+   */
+  intercept: ((r: Recorded) => Canned | 'hold' | Promise<void> | undefined) | null;
   /** resolves once `requests` holds at least `n` entries */
   received(n: number): Promise<void>;
   close(): Promise<void>;
@@ -68,22 +74,38 @@ export async function startRecordingProxy(targetBase: string): Promise<Recording
     }
     const canned = proxy.intercept?.(rec);
     if (canned === 'hold') return;
+    if (canned instanceof Promise) {
+      let gone = false;
+      res.once('close', () => {
+        if (!res.writableEnded) gone = true;
+      });
+      void canned.then(() => {
+        if (gone || req.socket.destroyed) rec.abandoned = true;
+        else forward();
+      });
+      return;
+    }
     if (canned) {
       const body = JSON.stringify(canned.body);
       res.writeHead(canned.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...canned.headers });
       res.end(body);
       return;
     }
-    const up = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
-      (ures) => {
-        res.writeHead(ures.statusCode ?? 502, ures.headers);
-        ures.pipe(res);
-      },
-    );
-    // Upstream dropped the connection: drop ours too, so the client sees what it would have seen.
-    up.on('error', () => req.socket.destroy());
-    req.pipe(up);
+    forward();
+
+    function forward(): void {
+      const up = request(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+        (ures) => {
+          res.writeHead(ures.statusCode ?? 502, ures.headers);
+          ures.pipe(res);
+        },
+      );
+      // Upstream dropped the connection: drop ours too, so the client sees what it would have seen.
+      up.on('error', () => req.socket.destroy());
+      if (req.readableEnded) up.end();
+      else req.pipe(up);
+    }
   });
   server.on('connection', (socket) => socketIds.set(socket, ++connections));
   // Idle connections close from the client's side only: see createSimServer in src/sim/server.ts.

@@ -23,6 +23,14 @@ export interface BackendFixture {
 
 export const DATABASE_URL = process.env.DATABASE_URL || undefined;
 
+/** CI runs every backend: a server it lacks is a failure there, never a skip. */
+export const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+
+/** Whether suites that need PostgreSQL run: when DATABASE_URL is set, and always in CI (failing without it). */
+export const RUN_POSTGRES = Boolean(DATABASE_URL) || IN_CI;
+/** Suites on Redis run when REDIS_URL is set, and always in CI (where its absence fails them). */
+export const RUN_REDIS = Boolean(process.env.REDIS_URL) || IN_CI;
+
 function sqliteFixture(): BackendFixture {
   const dirs: string[] = [];
   return {
@@ -38,11 +46,12 @@ function sqliteFixture(): BackendFixture {
   };
 }
 
-function postgresFixture(url: string): BackendFixture {
+function postgresFixture(url: string | undefined): BackendFixture {
   const schemas: string[] = [];
   return {
     name: 'postgres',
     fresh() {
+      if (!url) throw new Error('CI=true runs the PostgreSQL backend too: set DATABASE_URL');
       const schema = `starr_test_${randomBytes(6).toString('hex')}`;
       schemas.push(schema);
       return { url, schema };
@@ -60,9 +69,9 @@ function postgresFixture(url: string): BackendFixture {
   };
 }
 
-/** The backends to run the contract suite on. */
+/** The backends to run the contract suite on: PostgreSQL when DATABASE_URL is set, and always in CI. */
 export function backends(): BackendFixture[] {
-  return [sqliteFixture(), ...(DATABASE_URL ? [postgresFixture(DATABASE_URL)] : [])];
+  return [sqliteFixture(), ...(DATABASE_URL || IN_CI ? [postgresFixture(DATABASE_URL)] : [])];
 }
 
 export const openStore = (o: StoreOptions): Promise<HistoryStore> => HistoryStore.open(o);

@@ -31,6 +31,7 @@ import type { ApiKeyStore } from '../../src/store/apikeys.ts';
 import type { HistoryStore } from '../../src/store/history-store.ts';
 import type { KeyvStores } from '../../src/store/keyv.ts';
 import type { UpstreamClient } from '../../src/upstream/client.ts';
+import { IN_CI } from './stores.ts';
 
 export interface WorldOptions {
   /** freeze the virtual clock at this instant (epoch ms); default: real time */
@@ -84,11 +85,33 @@ export interface TestWorld {
   /** closes the core and opens a new one over the same DATA_DIR and stores, as a restart of the service */
   restart(): Promise<void>;
   /**
+   * Another process of the same installation: a second core over the same DATA_DIR, durable
+   * stores and Redis prefix (claims and leases shared when REDIS_URL is set). The caller closes it.
+   */
+  another(): Promise<OpenCore>;
+  /**
    * With `redis`: deletes every key of this world in Redis (what FLUSHALL does to a restarted
    * Redis without persistence, limited to this world's prefix); returns how many.
    */
   wipeRedis(): Promise<number>;
   close(): Promise<void>;
+}
+
+/** Where a world keeps what users save and what it caches. */
+export interface WorldBackend {
+  name: 'sqlite' | 'postgres + redis';
+  options: Pick<WorldOptions, 'postgres' | 'redis'>;
+}
+
+/**
+ * The backends a front door's suite runs on (`describe.each(worldBackends())`): SQLite files
+ * always; PostgreSQL with Redis when DATABASE_URL or REDIS_URL is set, and always under CI=true,
+ * where a variable left unset or a server that does not answer fails the suite (startWorld says
+ * which), never skips it.
+ */
+export function worldBackends(): WorldBackend[] {
+  const shared = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL) || IN_CI;
+  return [{ name: 'sqlite', options: {} }, ...(shared ? [{ name: 'postgres + redis' as const, options: { postgres: true, redis: true } }] : [])];
 }
 
 /** Cheap scrypt for tests; the production cost is tested in test/http-apikeys.test.ts. */
@@ -225,6 +248,7 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
         opened = await open();
         Object.assign(world, parts(opened));
       },
+      another: () => open(),
       wipeRedis: () => shared.wipeRedis(),
       async close() {
         await opened.close();

@@ -13,7 +13,8 @@ import { CLUB_SIZE } from '../../render/catalogue.ts';
 
 export { CLUB_SIZE };
 
-const ROLE_ORDER = ['president', 'vicePresident', 'senior', 'member'] as const;
+/** Club roles, highest first. */
+export const ROLE_ORDER = ['president', 'vicePresident', 'senior', 'member'] as const;
 
 
 /** A club role in the game's words of the reader's language; a role the game adds later as the API names it. */

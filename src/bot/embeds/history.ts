@@ -51,6 +51,13 @@ function show(v: unknown): string {
   return v === null || v === undefined || v === '' ? '—' : typeof v === 'string' ? gameName(v) : String(v);
 }
 
+/** "Required trophies: 1000 → 2000", the setting in the game's words of the reader's language. */
+export function clubSettingChange(field: string, from: unknown, to: unknown, fmt: Format): string {
+  const name = CLUB_FIELDS.includes(field) ? fmt.t(`club.field.${field}`) : enumName(field);
+  const value = (v: unknown) => (field === 'type' && typeof v === 'string' ? clubType(v, fmt) : show(v));
+  return `${name}: ${value(from)} → ${value(to)}`;
+}
+
 export function clubLogLine(e: ClubLogEvent, fmt: Format): string {
   const when = at(e.timestamp, fmt);
   const who = e.player ? `**${gameName(e.player.name)}** ${e.player.tag}` : '';
@@ -63,11 +70,8 @@ export function clubLogLine(e: ClubLogEvent, fmt: Format): string {
       const role = (v: unknown) => (typeof v === 'string' && v ? clubRole(v, fmt) : show(v));
       return `🎖️ ${who}: ${role(e.from)} → ${role(e.to)} · ${when}`;
     }
-    case 'settings': {
-      const field = e.field && CLUB_FIELDS.includes(e.field) ? fmt.t(`club.field.${e.field}`) : enumName(e.field ?? 'setting');
-      const value = (v: unknown) => (e.field === 'type' && typeof v === 'string' ? clubType(v, fmt) : show(v));
-      return `⚙️ ${field}: ${value(e.from)} → ${value(e.to)} · ${when}`;
-    }
+    case 'settings':
+      return `⚙️ ${clubSettingChange(e.field ?? 'setting', e.from, e.to, fmt)} · ${when}`;
   }
 }
 

@@ -4,7 +4,8 @@
  * empty list) and is tracked from then on.
  */
 import { z } from 'zod';
-import { BestBuild, ClubHistory, ClubLog, PlayerHistory, PlayerLog, PlayerPush } from '../../core/history-schemas.ts';
+import { ACTIVITY_DAYS } from '../../core/club-activity.ts';
+import { ACTIVITY_SORTS, BestBuild, ClubActivity, ClubHistory, ClubLog, PlayerHistory, PlayerLog, PlayerPush } from '../../core/history-schemas.ts';
 import { idParam, tagParam } from '../params.ts';
 import { cached, defineRoute, routeGroup } from '../route.ts';
 
@@ -85,6 +86,33 @@ export default routeGroup('history', [
     response: ClubHistory,
     notFound: 'Club not found',
     handler: async ({ core, params, query }) => cached(await core.history.clubHistory(params.tag, query.limit)),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/clubs/:tag/activity',
+    operationId: 'getClubActivity',
+    summary: "Club members' activity",
+    description: `For each member: trophies gained over the period and over 30 days, battles recorded, the newest sign of play and days since, when they joined (as recorded), role, and the thresholds they are below. Says how much of the period recorded history covers; what is not recorded is null, not zero. Looking a club up here keeps it and its members tracked.`,
+    tags: ['Clubs'],
+    params: { tag: tagParam },
+    query: {
+      days: z.int().min(ACTIVITY_DAYS.min).max(ACTIVITY_DAYS.max).default(ACTIVITY_DAYS.default).meta({ description: 'The period, in days up to now' }),
+      sort: z.enum(ACTIVITY_SORTS).default('inactivity').meta({ description: 'Most inactive first, most gained first, or most battles first' }),
+      minGain: z.int().min(-100000).max(100000).optional().meta({ description: 'Flag members who gained fewer trophies than this over the period' }),
+      maxIdleDays: z.int().min(1).max(ACTIVITY_DAYS.max).optional().meta({ description: 'Flag members with no sign of play for this many days or more' }),
+    },
+    premium: true,
+    cacheable: true,
+    response: ClubActivity,
+    notFound: 'Club not found',
+    handler: async ({ core, params, query }) =>
+      cached(
+        await core.history.clubActivity(params.tag, {
+          days: query.days,
+          sort: query.sort,
+          thresholds: { minGain: query.minGain ?? null, maxIdleDays: query.maxIdleDays ?? null },
+        }),
+      ),
   }),
   defineRoute({
     method: 'GET',
