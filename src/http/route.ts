@@ -43,12 +43,15 @@
  */
 import { createHash } from 'node:crypto';
 import { etagMatches } from '../lib/etag.ts';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Core, Fetched } from '../core/index.ts';
 import type { ApiKeyInfo } from '../store/apikeys.ts';
 import type { MetricsRegistry } from './metrics.ts';
 import { apiKeyParam } from './params.ts';
+import type { HotRoutes } from './fast-path.ts';
+import { redactUrl } from './querystring.ts';
 import { compileShape, RequestValidationError, type Shape, type ValidationIssue } from './pydantic.ts';
 
 // ------------------------------------------------------------------ what handlers see
@@ -60,7 +63,8 @@ export interface HandlerContext<P extends Shape, Q extends Shape> {
   query: z.output<z.ZodObject<Q>>;
   core: Core;
   auth: Auth;
-  request: FastifyRequest;
+  /** the request's headers */
+  headers: IncomingHttpHeaders;
   /** the server's clock (epoch ms) */
   now(): number;
   runtime: HttpRuntime;
@@ -207,7 +211,29 @@ export interface HttpRuntime {
   upstreamKind: 'official' | 'simulated';
   /** more /readyz checks by name, from the parts this process runs: null = ok, else the problem */
   readiness: Record<string, () => Promise<string | null>>;
+  /** URLs the fast path may answer (absent: every request goes through fastify) */
+  hot?: HotRoutes;
 }
+
+/**
+ * A URL already routed and validated: what the route's handler is called with. The fast path
+ * (fast-path.ts) calls the handler with it again, skipping routing and validation, which give the
+ * same result for the same URL every time.
+ */
+export interface HotRoute {
+  def: RouteDef;
+  /** the route's path pattern, the metrics' and the log line's `route` */
+  route: string;
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  /** the key of the serialized body among a fetched copy's variants */
+  variant: string;
+  /** the URL as the log line shows it (secrets redacted) */
+  logUrl: string;
+}
+
+/** Replies the fast path may repeat: data with freshness, or bytes with an ETag and a max-age. */
+const isCacheable = (r: Reply) => r.kind === 'cached' || (r.kind === 'raw' && r.maxAge !== undefined);
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -260,41 +286,63 @@ function prepare(r: Extract<Reply, { kind: 'cached' }>, variant: string): Prepar
 
 export { etagMatches };
 
-async function send(reply: FastifyReply, request: FastifyRequest, r: Reply, variant: string, now: number): Promise<FastifyReply> {
+/**
+ * What goes on the wire for a handler's reply: status, headers in the order they are sent, and the
+ * body (none for a 304). Both the fastify route and the fast path (fast-path.ts) send exactly this.
+ */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** for the request's log line: hit, miss or stale */
+  cache?: string;
+}
+
+/** The answer to a handler's reply; `ifNoneMatch` is the request's If-None-Match header. */
+export function answerOf(r: Reply, ifNoneMatch: string | undefined, variant: string, now: number): Answer {
   if (r.kind === 'json') {
     const { body, contentType } = serialize(r.body, undefined);
-    return reply
-      .code(r.status)
-      .headers({ 'content-type': contentType, 'cache-control': 'no-store', ...r.headers })
-      .send(body);
+    return { status: r.status, headers: { 'content-type': contentType, 'cache-control': 'no-store', ...r.headers }, body };
   }
   if (r.kind === 'raw') {
-    if (r.cache) request.cacheState = r.cache;
     const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
     const headers: Record<string, string> = { 'content-type': r.contentType, ...r.headers };
+    const a: Answer = { status: r.status, headers, body };
+    if (r.cache) a.cache = r.cache;
     if (r.maxAge === undefined) headers['cache-control'] = 'no-store';
     else {
       const etag = r.etag ?? etagOf(body);
       headers['cache-control'] = `public, max-age=${r.maxAge}`;
       headers.etag = etag;
-      if (r.status === 200 && etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).headers(headers).send();
+      if (r.status === 200 && etagMatches(ifNoneMatch, etag)) {
+        a.status = 304;
+        delete a.body;
+      }
     }
-    return reply.code(r.status).headers(headers).send(body);
+    return a;
   }
   const f = r.fetched;
-  if (f.stale) request.cacheState = 'stale';
-  else if (f.source) request.cacheState = f.source === 'upstream' ? 'miss' : 'hit';
   const p = prepare(r, variant);
   const maxAge = f.stale ? 0 : Math.max(0, Math.ceil((f.expiresAt - now) / 1000));
-  reply.header('content-type', p.contentType);
-  reply.header('cache-control', `public, max-age=${maxAge}`);
-  reply.header('etag', p.etag);
-  reply.header('last-modified', p.lastModified);
-  // the same headers as freshnessHeaders(f), without an object and a spread per cached answer
-  reply.header('age', String(Math.max(0, f.ageSeconds)));
-  if (f.stale) reply.headers(freshnessHeaders(f));
-  if (etagMatches(request.headers['if-none-match'], p.etag)) return reply.code(304).send();
-  return reply.code(200).send(p.body);
+  // the same headers as freshnessHeaders(f), without a second object and a spread per cached answer
+  const headers: Record<string, string> = {
+    'content-type': p.contentType,
+    'cache-control': `public, max-age=${maxAge}`,
+    etag: p.etag,
+    'last-modified': p.lastModified,
+    age: String(Math.max(0, f.ageSeconds)),
+  };
+  if (f.stale) Object.assign(headers, freshnessHeaders(f));
+  const a: Answer = etagMatches(ifNoneMatch, p.etag) ? { status: 304, headers } : { status: 200, headers, body: p.body };
+  if (f.stale) a.cache = 'stale';
+  else if (f.source) a.cache = f.source === 'upstream' ? 'miss' : 'hit';
+  return a;
+}
+
+function send(reply: FastifyReply, request: FastifyRequest, a: Answer): FastifyReply {
+  if (a.cache) request.cacheState = a.cache;
+  reply.code(a.status).headers(a.headers);
+  return a.body ? reply.send(a.body) : reply.send();
 }
 
 /**
@@ -332,9 +380,16 @@ export function routeGroup(name: string, defs: RouteDef[]): FastifyPluginAsync {
           if (issues.length > 0) throw new RequestValidationError(issues);
           delete (query as Record<string, unknown>).api_key;
           const rt = app.starr;
-          const result = await spec.handler({ params, query, core: rt.core, auth: request.auth, request, now: rt.now, runtime: rt });
-          const variant = result.kind !== 'cached' ? '' : plain ? spec.url : `${spec.url}\n${JSON.stringify(params)}\n${JSON.stringify(query)}`;
-          return send(reply, request, result, variant, rt.now());
+          const variant = plain ? spec.url : `${spec.url}\n${JSON.stringify(params)}\n${JSON.stringify(query)}`;
+          const result = await spec.handler({ params, query, core: rt.core, auth: request.auth, headers: request.headers, now: rt.now, runtime: rt });
+          const a = answerOf(result, request.headers['if-none-match'], variant, rt.now());
+          // A cacheable answer to a client without a key: the next GET of the same URL may skip
+          // routing and validation (fast-path.ts); what the URL means never changes.
+          if (rt.hot && request.method === 'GET' && request.auth?.kind === 'free' && (spec.rateLimit ?? 'count') === 'count' && isCacheable(result)) {
+            const raw = request.raw as { originalUrl?: string; url?: string };
+            rt.hot.remember(raw.originalUrl ?? raw.url ?? request.url, { def, route: spec.url, params, query, variant, logUrl: redactUrl(request.url) });
+          }
+          return send(reply, request, a);
         },
       });
     }

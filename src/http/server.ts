@@ -9,6 +9,7 @@
  */
 import { StoreUnavailableError } from '../store/sql.ts';
 import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import { usesSimulator } from '../config.ts';
@@ -21,7 +22,8 @@ import { docs } from './docs.ts';
 import { MetricsRegistry } from './metrics.ts';
 import { RequestValidationError, errors as pyErrors } from './pydantic.ts';
 import { parseQuery, redactUrl } from './querystring.ts';
-import { HttpError, type Auth, type HttpRuntime, type RouteDef } from './route.ts';
+import { bodyUnread, HotRoutes } from './fast-path.ts';
+import { answerOf, HttpError, type Answer, type Auth, type HotRoute, type HttpRuntime, type RouteDef } from './route.ts';
 import brawlers from './routes/brawlers.ts';
 import events from './routes/events.ts';
 import clubs from './routes/clubs.ts';
@@ -73,6 +75,11 @@ export interface HttpServerOptions {
    * the bot's gateway. Read at each request, so a part started later can add its own.
    */
   readiness?: Record<string, () => Promise<string | null>>;
+  /**
+   * answer GETs of URLs already answered with cacheable data in front of fastify (fast-path.ts);
+   * default true. Off when TRUST_PROXY is set (the client's IP is then fastify's to work out).
+   */
+  fastPath?: boolean;
 }
 
 const WINDOW_SECONDS = 60;
@@ -187,20 +194,21 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   metrics.gauge('starr_process_uptime_seconds', 'Seconds since the HTTP server was created', () => (now() - runtime.startedAt) / 1000);
   metrics.gauge('starr_process_resident_memory_bytes', 'Resident set size of the process', () => process.memoryUsage.rss());
 
-  const rateHeaders = (reply: FastifyReply, s: RateLimitState) =>
-    reply.headers({
-      'ratelimit-limit': String(s.limit),
-      'ratelimit-remaining': String(s.remaining),
-      'ratelimit-reset': String(s.resetSeconds),
-      'ratelimit-policy': `${s.limit};w=${WINDOW_SECONDS}`,
-    });
+  /** Sets the RateLimit headers of `s` on `headers`. */
+  const setRateHeaders = (headers: Record<string, string>, s: RateLimitState) => {
+    headers['ratelimit-limit'] = String(s.limit);
+    headers['ratelimit-remaining'] = String(s.remaining);
+    headers['ratelimit-reset'] = String(s.resetSeconds);
+    headers['ratelimit-policy'] = `${s.limit};w=${WINDOW_SECONDS}`;
+    return headers;
+  };
 
-  const identity = (request: FastifyRequest, auth: Auth) =>
-    auth.kind === 'key' ? { id: `key:${auth.key.keyId}`, max: RATE_LIMIT_KEY } : { id: `ip:${request.ip}`, max: RATE_LIMIT_FREE };
+  const identity = (ip: string, auth: Auth) =>
+    auth.kind === 'key' ? { id: `key:${auth.key.keyId}`, max: RATE_LIMIT_KEY } : { id: `ip:${ip}`, max: RATE_LIMIT_FREE };
 
   /** Sets the RateLimit headers; throws the 429 when the request is over the limit. */
   function applyLimit(reply: FastifyReply, auth: Auth, s: RateLimitState): void {
-    rateHeaders(reply, s);
+    reply.headers(setRateHeaders({}, s));
     if (!s.allowed) {
       limited.inc({ plan: auth.kind === 'key' ? auth.key.plan.name : 'free' });
       const who = auth.kind === 'key' ? 'for this API key' : 'without an API key';
@@ -214,7 +222,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   /** Counts the request against its client and sets the headers; throws 429 when over. */
   async function limit(request: FastifyRequest, reply: FastifyReply, auth: Auth, mode: 'count' | 'peek'): Promise<void> {
-    const { id, max } = identity(request, auth);
+    const { id, max } = identity(request.ip, auth);
     let s: RateLimitState;
     try {
       s = mode === 'peek' ? await limiter.peek(id, max) : await limiter.consume(id, max);
@@ -255,8 +263,106 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     checkKey(def, auth, invalidKey);
   }
 
+  /** Metrics and the one log line of a finished request (both paths). `url` is called only when logged. */
+  function finished(method: string, route: string, status: number, ms: number, url: () => string, cache: string | undefined): void {
+    requests.inc({ route, method, status: String(status) });
+    latency.observe({ route }, ms / 1000);
+    // One line per request, what an operator looks for: keys, passwords and emails travel in
+    // query strings, so the URL is logged without them.
+    if (logsRequests) {
+      const line: RequestLine = { method, url: url(), route, status, ms: Math.round(ms * 100) / 100 };
+      if (cache) line.cache = cache;
+      logger.info(line, 'request');
+    }
+  }
+
+  /** The one mapping of errors to answers: nothing a client sends produces a body that is not JSON. */
+  function errorAnswer(error: unknown, def: RouteDef | undefined, log: Pick<Logger, 'warn' | 'error'>): Answer {
+    const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
+      status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+      body: Buffer.from(JSON.stringify(body), 'utf8'),
+    });
+    if (error instanceof RequestValidationError) return answer(422, { detail: error.issues });
+    if (error instanceof HttpError) return answer(error.status, { detail: error.detail }, error.headers);
+    if (isUpstreamError(error)) {
+      if (error.kind === 'not_found') return answer(404, { detail: def?.spec.notFound ?? 'Not Found' });
+      log.warn({ upstream: error.kind, status: error.status }, 'upstream failed with nothing cached');
+      return answer(503, { detail: upstreamDetail(error) }, { 'retry-after': String(retryAfter(error)) });
+    }
+    if (error instanceof StoreUnavailableError) {
+      log.warn({ err: error }, 'history database unavailable');
+      return answer(503, { detail: 'The statistics database is unavailable; try again shortly.' }, { 'retry-after': '10' });
+    }
+    if (error instanceof InvalidTagError) {
+      const e = pyErrors.value(explainTagProblem(error.problem));
+      return answer(422, { detail: [{ type: e.type, loc: ['path', 'tag'], msg: e.msg, input: error.input, ctx: e.ctx }] });
+    }
+    const fe = error as Partial<FastifyError>;
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return answer(fe.statusCode, { detail: fe.message ?? 'Bad Request' });
+    }
+    log.error({ err: error }, 'unhandled error');
+    return answer(500, { detail: 'Internal Server Error' });
+  }
+
+  // ---------------------------------------------------------------- the fast path (fast-path.ts)
+
+  const hot = opts.fastPath !== false && !core.config.TRUST_PROXY && opts.routes !== 'health' ? new HotRoutes() : undefined;
+  runtime.hot = hot;
+
+  /** Answers the request when the fast path may (see fast-path.ts); false hands it to fastify. */
+  function answerFast(req: IncomingMessage, res: ServerResponse): boolean {
+    const route = hot!.lookup(req);
+    if (!route) return false;
+    // without TRUST_PROXY fastify's request.ip is the socket's peer
+    const ip = req.socket.remoteAddress ?? '';
+    const auth: Auth = { kind: 'free', ip };
+    const { id, max } = identity(ip, auth);
+    const s = limiter.consumeNow?.(id, max);
+    // not in memory, or over the limit (nothing was counted): fastify's hooks do it all
+    if (!s?.allowed) return false;
+    hot!.answered++;
+    const started = performance.now();
+    void replyFast(req, res, route, auth, s, started);
+    return true;
+  }
+
+  async function replyFast(req: IncomingMessage, res: ServerResponse, route: HotRoute, auth: Auth, s: RateLimitState, started: number): Promise<void> {
+    let a: Answer;
+    try {
+      const r = await route.def.spec.handler({ params: route.params, query: route.query, core, auth, headers: req.headers, now, runtime });
+      a = answerOf(r, req.headers['if-none-match'], route.variant, now());
+    } catch (e) {
+      a = errorAnswer(e, route.def, logger);
+    }
+    // the headers in the order fastify sends them: CORS and limits (onRequest), the answer's, the length
+    const headers: Record<string, string> = setRateHeaders({ ...CORS_HEADERS }, s);
+    for (const k in a.headers) headers[k] = a.headers[k]!;
+    if (a.body) headers['content-length'] = String(a.body.length);
+    if (bodyUnread(req)) headers.connection = 'close';
+    res.writeHead(a.status, headers);
+    res.end(a.body);
+    finished('GET', route.route, a.status, performance.now() - started, () => route.logUrl, a.cache);
+  }
+
   const app = Fastify({
     loggerInstance: logger,
+    ...(hot
+      ? {
+          serverFactory: (handler: (req: IncomingMessage, res: ServerResponse) => void, o: Record<string, unknown>): Server => {
+            const server = createServer((req, res) => {
+              if (!answerFast(req, res)) handler(req, res);
+            });
+            // what fastify sets on the server it makes itself
+            server.keepAliveTimeout = o.keepAliveTimeout as number;
+            server.requestTimeout = o.requestTimeout as number;
+            server.setTimeout(o.connectionTimeout as number);
+            if ((o.maxRequestsPerSocket as number) > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket as number;
+            return server;
+          },
+        }
+      : {}),
     // fastify's own request logging writes two lines per request (incoming, completed); the
     // onResponse hook below writes the one line an operator needs.
     logController: new LogController({ disableRequestLogging: true }),
@@ -339,7 +445,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     const mode = def?.spec.rateLimit ?? config?.rateLimit ?? 'count';
     if (key === undefined && mode === 'count') {
       const auth: Auth = { kind: 'free', ip: request.ip };
-      const { id, max } = identity(request, auth);
+      const { id, max } = identity(request.ip, auth);
       const s = limiter.consumeNow?.(id, max);
       if (s) {
         request.auth = auth;
@@ -358,22 +464,12 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   // POST somewhere unknown) must close the connection, or the unread body would be parsed as the
   // next request on it.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (bodyUnread(request.raw)) reply.header('connection', 'close');
     done(null, payload);
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const ms = reply.elapsedTime;
-    requests.inc({ route, method: request.method, status: String(reply.statusCode) });
-    latency.observe({ route }, ms / 1000);
-    // One line per request, what an operator looks for: keys, passwords and emails travel in
-    // query strings, so the URL is logged without them.
-    if (logsRequests) {
-      const line: RequestLine = { method: request.method, url: redactUrl(request.url), route, status: reply.statusCode, ms: Math.round(ms * 100) / 100 };
-      if (request.cacheState) line.cache = request.cacheState;
-      logger.info(line, 'request');
-    }
+    finished(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime, () => redactUrl(request.url), request.cacheState);
     done();
   });
 
@@ -408,36 +504,8 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   });
 
   app.setErrorHandler(async (error: unknown, request, reply) => {
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-      reply
-        .code(status)
-        .headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers })
-        .send(JSON.stringify(body));
-
-    if (error instanceof RequestValidationError) return send(422, { detail: error.issues });
-    if (error instanceof HttpError) return send(error.status, { detail: error.detail }, error.headers);
-    if (isUpstreamError(error)) {
-      if (error.kind === 'not_found') {
-        const def = request.routeOptions.config?.starr as RouteDef | undefined;
-        return send(404, { detail: def?.spec.notFound ?? 'Not Found' });
-      }
-      request.log.warn({ upstream: error.kind, status: error.status }, 'upstream failed with nothing cached');
-      return send(503, { detail: upstreamDetail(error) }, { 'retry-after': String(retryAfter(error)) });
-    }
-    if (error instanceof StoreUnavailableError) {
-      request.log.warn({ err: error }, 'history database unavailable');
-      return send(503, { detail: 'The statistics database is unavailable; try again shortly.' }, { 'retry-after': '10' });
-    }
-    if (error instanceof InvalidTagError) {
-      const e = pyErrors.value(explainTagProblem(error.problem));
-      return send(422, { detail: [{ type: e.type, loc: ['path', 'tag'], msg: e.msg, input: error.input, ctx: e.ctx }] });
-    }
-    const fe = error as Partial<FastifyError>;
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return send(fe.statusCode, { detail: fe.message ?? 'Bad Request' });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return send(500, { detail: 'Internal Server Error' });
+    const a = errorAnswer(error, request.routeOptions.config?.starr as RouteDef | undefined, request.log);
+    return reply.code(a.status).headers(a.headers).send(a.body);
   });
 
   for (const group of opts.routes === 'health' ? [healthRoutes] : ROUTES) void app.register(group);

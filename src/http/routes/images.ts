@@ -3,7 +3,7 @@
  */
 import { LANGUAGES, languageOf } from '../../i18n/index.ts';
 import { z } from 'zod';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ChartRange, Conditional, ImageResult } from '../../core/images.ts';
 import {
   CLUB_CHART_OPTIONS,
@@ -108,7 +108,7 @@ const png = {
 };
 
 /** The client's If-None-Match, handed to the picture service so a match is answered without drawing. */
-const conditional = (request: FastifyRequest): Conditional => ({ ifNoneMatch: request.headers['if-none-match'] });
+const conditional = (headers: IncomingHttpHeaders): Conditional => ({ ifNoneMatch: headers['if-none-match'] });
 
 async function reply(work: Promise<ImageResult>) {
   try {
@@ -143,8 +143,8 @@ export default routeGroup('images', [
     cacheable: true,
     response: png,
     notFound: 'Player not found',
-    handler: async ({ core, params, query, request }) =>
-      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(request), query.lang)),
+    handler: async ({ core, params, query, headers }) =>
+      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(headers), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -161,8 +161,8 @@ export default routeGroup('images', [
     cacheable: true,
     response: png,
     notFound: 'Player not found',
-    handler: async ({ core, params, query, request }) =>
-      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(request), query.lang)),
+    handler: async ({ core, params, query, headers }) =>
+      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(headers), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -177,8 +177,8 @@ export default routeGroup('images', [
     cacheable: true,
     response: png,
     notFound: 'Club not found',
-    handler: async ({ core, params, query, request }) =>
-      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(request), query.lang)),
+    handler: async ({ core, params, query, headers }) =>
+      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(headers), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -193,7 +193,7 @@ export default routeGroup('images', [
     cacheable: true,
     response: png,
     notFound: 'Club not found',
-    handler: async ({ core, params, query, request }) =>
-      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(request), query.lang)),
+    handler: async ({ core, params, query, headers }) =>
+      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(headers), query.lang)),
   }),
 ]);
