@@ -18,7 +18,7 @@ import { defineCommand, type CommandContext } from '../src/bot/command.ts';
 import { UserError, orNotFound } from '../src/bot/errors.ts';
 import { described } from '../src/bot/localize.ts';
 import { gameName } from '../src/bot/embeds/common.ts';
-import { CHALLENGE_MS, MAX_LINKS, OwnedByOtherError, TooManyLinksError } from '../src/bot/links.ts';
+import { CHALLENGE_MS, MAX_LINKS, OwnedByOtherError, TooManyLinksError, linkPin } from '../src/bot/links.ts';
 import { linkTarget } from '../src/bot/lookup.ts';
 import { track } from '../src/bot/history-views.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
@@ -46,7 +46,9 @@ async function rememberMember(ctx: CommandContext, userId: string, tag: string):
       if (!s.members.includes(userId)) s.members.push(userId);
     });
   }
-  await track(ctx.core, true, 'player', tag, `link:${userId}`);
+  await track(ctx.core, true, 'player', tag, linkPin(userId));
+  // Automatic roles of this server follow at once (others at their next reconciliation).
+  await ctx.bot.roles.memberChanged(ctx.guildId, userId);
 }
 
 /** The icon to ask for: a base icon every account has, other than the one shown now. */

@@ -15,12 +15,11 @@ import { UserError, orNotFound } from '../src/bot/errors.ts';
 import { gameName } from '../src/bot/embeds/common.ts';
 import type { Format } from '../src/bot/format.ts';
 import { choice, described } from '../src/bot/localize.ts';
-import { blockProblem, type SyncReport } from '../src/bot/roles.ts';
+import { blockProblem, LISTED_CHANGES, type SyncReport } from '../src/bot/roles.ts';
 import { CLUB_ROLES, type RoleRule } from '../src/bot/settings.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
 
 /** Changes listed one per line in a sync report; the rest are counted. */
-const LISTED_CHANGES = 30;
 
 const Args = z.object({
   sub: z.enum(['add', 'remove', 'list', 'sync']),
@@ -105,7 +104,7 @@ export function syncView(r: SyncReport, dryRun: boolean, fmt: Format): ReplyView
     const parts = [...c.add.map((id) => `+<@&${id}>`), ...c.remove.map((id) => `−<@&${id}>`)];
     return `<@${c.userId}> ${parts.join(' ')}`;
   });
-  if (r.changes.length > LISTED_CHANGES) lines.push(fmt.t('roles.sync.more', { n: r.changes.length - LISTED_CHANGES }));
+  if (r.changed > lines.length) lines.push(fmt.t('roles.sync.more', { n: r.changed - lines.length }));
   const notes: string[] = [];
   if (!r.manageRoles) notes.push(`⚠️ ${fmt.t('roles.problem.noManageRoles')}`);
   for (const b of r.blocked) {
@@ -117,10 +116,10 @@ export function syncView(r: SyncReport, dryRun: boolean, fmt: Format): ReplyView
   if (r.unreadable) notes.push(fmt.t('roles.sync.unreadable', { n: r.unreadable }));
   if (r.failed) notes.push(`⚠️ ${fmt.t('roles.sync.failed', { n: r.failed })}`);
   const summary = dryRun
-    ? fmt.t('roles.sync.preview', { n: r.changes.length, members: r.members })
+    ? fmt.t('roles.sync.preview', { n: r.changed, members: r.members })
     : r.applied
-      ? fmt.t('roles.sync.applied', { n: r.changes.length, members: r.members })
-      : fmt.t('roles.sync.notApplied', { n: r.changes.length });
+      ? fmt.t('roles.sync.applied', { n: r.changed, members: r.members })
+      : fmt.t('roles.sync.notApplied', { n: r.changed });
   return {
     embeds: [
       {

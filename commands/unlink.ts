@@ -11,6 +11,7 @@ import { UserError } from '../src/bot/errors.ts';
 import { described } from '../src/bot/localize.ts';
 import { linkTarget, linkedTagChoices } from '../src/bot/lookup.ts';
 import { track } from '../src/bot/history-views.ts';
+import { linkPin } from '../src/bot/links.ts';
 import { Colour, notice, type ReplyView } from '../src/bot/view.ts';
 
 const Args = z.object({ tag: z.string().optional(), member: z.string().optional(), release: z.boolean().optional() });
@@ -26,13 +27,14 @@ async function release(a: Args, ctx: CommandContext): Promise<ReplyView> {
   if (current && !ctx.guild?.members.includes(current.userId)) throw new UserError('error.releaseNotHere', { tag });
   const owner = current ? await ctx.bot.links.release(tag) : undefined;
   if (!owner) return notice(fmt.t('unlink.release.none.title'), fmt.t('unlink.release.none.body', { tag }), Colour.info);
-  await track(ctx.core, false, 'player', tag, `link:${owner.userId}`);
+  await track(ctx.core, false, 'player', tag, linkPin(owner.userId));
   const left = await ctx.bot.links.get(owner.userId);
   if (left.tags.length === 0 && ctx.guildId) {
     await ctx.bot.settings.update(ctx.guildId, (s) => {
       s.members = s.members.filter((m) => m !== owner.userId);
     });
   }
+  await ctx.bot.roles.memberChanged(ctx.guildId, owner.userId);
   return notice(fmt.t('unlink.release.done.title'), fmt.t('unlink.release.done.body', { tag, member: `<@${owner.userId}>`, when: fmt.relative(owner.at) }), Colour.ok);
 }
 
@@ -56,7 +58,9 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
       s.members = s.members.filter((m) => m !== userId);
     });
   }
-  for (const t of removed) await track(ctx.core, false, 'player', t, `link:${userId}`);
+  for (const t of removed) await track(ctx.core, false, 'player', t, linkPin(userId));
+  // Automatic roles of this server follow at once: the managed roles the account gave go.
+  await ctx.bot.roles.memberChanged(ctx.guildId, userId);
   const values = { removed: removed.join(', '), member, other: forOther ? 'yes' : 'no', left: left.tags.join(', '), default: left.default ?? '' };
   return notice(
     fmt.t('unlink.done.title'),

@@ -12,8 +12,9 @@ import { startBotHarness, type BotHarness } from './support/fake-discord-bot.ts'
 import { MEMBER_PERMISSIONS } from './support/fake-discord.ts';
 import { createBotServices } from '../src/bot/services.ts';
 import { RestRoles, discordRest } from '../src/bot/discord-rest.ts';
-import { desiredRoles, roleBlock, botAccess, type AccountFacts } from '../src/bot/roles.ts';
+import { desiredRoles, roleBlock, botAccess, reconcileSlot, rulesFingerprint, ROLE_RECONCILE_MS, ROLE_SYNC_MS, type AccountFacts } from '../src/bot/roles.ts';
 import type { RoleRule } from '../src/bot/settings.ts';
+import { Poller } from '../src/poller/index.ts';
 
 const START = Date.UTC(2026, 5, 1, 12);
 const DAY = 86_400_000;
@@ -21,6 +22,7 @@ const ADMIN = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel 
 const RANK: Record<string, number> = { member: 0, senior: 1, vicePresident: 2, president: 3 };
 let w: TestWorld;
 let h: BotHarness;
+let poller: Poller;
 
 
 const slash = (text: string, user?: APIUser, permissions: bigint = ADMIN) =>
@@ -58,21 +60,33 @@ function careerInWorld(): { i: number; club: string; promotedTo: string; days: [
   throw new Error('no such career in this world');
 }
 
-const toDay = (d: number) => w.clock.advance(START + d * DAY - w.now());
+/** Moves the world to day `d` and lets the poller record what changed (as it does every few minutes in production). */
+async function toDay(d: number): Promise<void> {
+  w.clock.advance(START + d * DAY - w.now());
+  await poll();
+}
+
+async function poll(): Promise<void> {
+  await poller.runOnce();
+  await w.history.flush();
+}
 
 describe.each(worldBackends())('automatic roles on $name', (backend: WorldBackend) => {
   beforeAll(async () => {
     w = await startWorld({ startMs: START, ...backend.options });
     h = await startBotHarness(w.core, { now: w.now });
+    poller = new Poller({ stats: w.stats, history: w.history, config: w.config, clock: { now: w.now, sleep: async () => {} }, pinTopPlayers: 0 });
   });
 
   afterAll(async () => {
+    await poller?.stop();
     await h?.close();
     await w?.close();
   });
 
   describe('/roles', () => {
     let member: APIUser;
+    let other: APIUser;
     let roleMember: APIRole;
     let rolePromoted: APIRole;
     let roleAbove: APIRole;
@@ -107,7 +121,7 @@ describe.each(worldBackends())('automatic roles on $name', (backend: WorldBacken
     });
 
     it('follows a member who joins a club, is promoted and leaves; a dry run changes nothing; other roles stay', async () => {
-      toDay(career.days[0]);
+      await toDay(career.days[0]);
       expect(h.fake.answer(await slash(`/link tag:${w.sim.world.playerTag(career.i)}`, member, MEMBER_PERMISSIONS)).embeds[0]!.title).toBe('Account linked');
       const added = await embed(`/roles add role:${roleMember.id} club:${career.club}`);
       expect(added.title).toBe('Automatic role added');
@@ -121,7 +135,7 @@ describe.each(worldBackends())('automatic roles on $name', (backend: WorldBacken
       expect((await embed('/roles sync dry-run:True')).description).toMatch(/^Nothing would change \(1 linked member looked at\)/);
 
       // Joined as a member: the preview lists it and changes nothing; the schedule then gives it.
-      toDay(career.days[1]);
+      await toDay(career.days[1]);
       const preview = await embed('/roles sync dry-run:True');
       expect(preview.title).toBe('Roles sync preview');
       expect(preview.description).toContain(`<@${member.id}> +<@&${roleMember.id}>`);
@@ -137,12 +151,12 @@ describe.each(worldBackends())('automatic roles on $name', (backend: WorldBacken
       expect(await second.roles.tick()).toMatchObject({ synced: 0 });
 
       // Promoted: the staff role too.
-      toDay(career.days[2]);
+      await toDay(career.days[2]);
       await h.bot.services.roles.tick();
       expect(h.fake.memberRoles(h.guild, member.id).sort()).toEqual([unmanaged.id, roleMember.id, rolePromoted.id].sort());
 
       // Left: both managed roles go, the unmanaged one stays.
-      toDay(career.days[3]);
+      await toDay(career.days[3]);
       await h.bot.services.roles.tick();
       expect(h.fake.memberRoles(h.guild, member.id)).toEqual([unmanaged.id]);
       expect((await embed('/roles list')).description).toMatch(/Last synced/);
@@ -153,13 +167,14 @@ describe.each(worldBackends())('automatic roles on $name', (backend: WorldBacken
       // Another member, in the club now.
       const now = w.now();
       const inClub = (w.sim.world.clubMembers(career.club, now) as { tag: string; role: string }[])[1]!;
-      const other = h.fake.addUser('regular');
+      other = h.fake.addUser('regular');
       h.fake.addMember(h.guild, other, []);
       await slash(`/link tag:${inClub.tag}`, other, MEMBER_PERMISSIONS);
+      // Linking syncs the member's roles in this server at once: /roles sync then has nothing to do.
+      expect(h.fake.memberRoles(h.guild, other.id)).toContain(roleMember.id);
       const open = await embed('/roles sync');
       expect(open.title, open.description).toBe('Roles synced');
-      expect(open.description).toContain(`<@${other.id}> +<@&${roleMember.id}>`);
-      expect(h.fake.memberRoles(h.guild, other.id)).toContain(roleMember.id);
+      expect(open.description).toMatch(/^Everyone already has the right roles \(2 linked members looked at\)/);
 
       await slash('/settings verification mode:required');
       const strict = await embed('/roles sync dry-run:True');
@@ -185,6 +200,76 @@ describe.each(worldBackends())('automatic roles on $name', (backend: WorldBacken
       // No longer managed: left where it is.
       expect(h.fake.memberRoles(h.guild, other.id)).toContain(roleMember.id);
       expect((await embed(`/roles remove role:${roleMember.id}`)).title).toBe('Not an automatic role');
+    });
+
+    it('follows only what the poller records, asks Discord about nobody when nothing changed, and restores a role removed by hand at the reconciliation', async () => {
+      const i = career.i;
+      const trophies = (t: number) => w.sim.world.trophies(i, t);
+      const t0 = Math.floor(w.now() / ROLE_SYNC_MS) * ROLE_SYNC_MS + ROLE_SYNC_MS;
+      const range = (from: number, ms: number) => Array.from({ length: ms / ROLE_SYNC_MS + 1 }, (_, k) => trophies(from + k * ROLE_SYNC_MS));
+      // A day on which the climber stands, for the next seven hours, above where they stand now:
+      // a bracket starting there is theirs from that day on, and not before.
+      const before = Math.max(...range(t0, 2 * ROLE_SYNC_MS));
+      let t1 = 0;
+      let bracket = 0;
+      for (let d = 1; d <= 120 && !t1; d++) {
+        const at = t0 + d * DAY;
+        const low = Math.min(...range(at, ROLE_RECONCILE_MS + ROLE_SYNC_MS));
+        if (low > before) (t1 = at), (bracket = low);
+      }
+      expect(t1, 'a climb in this world').toBeGreaterThan(0);
+      const roleHigh = h.fake.addRole(h.guild, 'Climbers');
+      h.fake.setBotPermissions(h.guild, MEMBER_PERMISSIONS | PermissionFlagsBits.ManageRoles);
+      w.clock.set(t0);
+      await poll();
+      expect((await embed(`/roles add role:${roleHigh.id} min-trophies:${bracket}`)).title).toBe('Automatic role added');
+
+      // New rules: this period's pass compares every member with Discord.
+      const first = await h.bot.services.roles.tick();
+      expect(first).toMatchObject({ synced: 1, reconciled: 1 });
+      expect(first.asked).toBe(2);
+      expect(h.fake.memberRoles(h.guild, member.id)).toEqual([unmanaged.id]);
+      const state = await h.bot.services.settings.roleState(h.guild.id);
+      expect(state?.rules).toBe(rulesFingerprint(await h.bot.services.settings.get(h.guild.id)));
+      expect(Object.keys(state!.members).sort()).toEqual([member.id, other.id].sort());
+
+      // The next period, nothing recorded since: not one call to Discord.
+      w.clock.set(t0 + ROLE_SYNC_MS);
+      await poll();
+      const calls = h.fake.requests.length;
+      expect(await h.bot.services.roles.tick()).toMatchObject({ synced: 1, reconciled: 0, asked: 0, changed: 0 });
+      expect(h.fake.requests.length).toBe(calls);
+
+      // The climb, as the poller records it: the bracket's role, asking Discord about the climber
+      // (and whoever else moved), not about everyone.
+      w.clock.set(t1);
+      await poll();
+      const slots = ROLE_RECONCILE_MS / ROLE_SYNC_MS;
+      const slot = reconcileSlot(h.guild.id, slots);
+      if (Math.floor(t1 / ROLE_SYNC_MS) % slots === slot) w.clock.advance(ROLE_SYNC_MS);
+      const climb = await h.bot.services.roles.tick();
+      expect(climb).toMatchObject({ synced: 1, reconciled: 0 });
+      expect(climb.changed).toBeGreaterThanOrEqual(1);
+      expect(h.fake.memberRoles(h.guild, member.id).sort()).toEqual([unmanaged.id, roleHigh.id].sort());
+
+      // An admin takes the role away by hand. The passes that follow the poller leave it (nothing
+      // changed in the game); the server's reconciliation, in its slot of the six-hour cycle, gives it back.
+      h.fake.setMemberRoles(h.guild, member.id, [unmanaged.id]);
+      let reconciled = false;
+      for (let k = 0; k < slots && !reconciled; k++) {
+        w.clock.advance(ROLE_SYNC_MS);
+        const r = await h.bot.services.roles.tick();
+        reconciled = r.reconciled === 1;
+        if (!reconciled) expect(h.fake.memberRoles(h.guild, member.id)).toEqual([unmanaged.id]);
+      }
+      expect(reconciled).toBe(true);
+      expect(Math.floor(w.now() / ROLE_SYNC_MS) % slots).toBe(slot);
+      expect(h.fake.memberRoles(h.guild, member.id).sort()).toEqual([unmanaged.id, roleHigh.id].sort());
+
+      // Unlinking takes the managed roles away at once; the others stay.
+      expect((await embed('/unlink', member, MEMBER_PERMISSIONS)).title).toBe('Unlinked');
+      expect(h.fake.memberRoles(h.guild, member.id)).toEqual([unmanaged.id]);
+      expect(h.fake.rejections.filter((r) => r.route.includes('/roles/'))).toEqual([]);
     });
   });
 });

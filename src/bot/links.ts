@@ -14,6 +14,13 @@ import { KeyedQueue } from './serial.ts';
 
 export const MAX_LINKS = 10;
 
+/**
+ * The reason a linked account is pinned in the history store (`link:<member id>`): the poller keeps
+ * it recorded, and automatic roles find through it whose account changed.
+ */
+export const LINK_PIN = 'link:';
+export const linkPin = (userId: string): string => `${LINK_PIN}${userId}`;
+
 const Linked = z.object({ tags: z.array(z.string()), default: z.string().optional() });
 export type Linked = z.infer<typeof Linked>;
 

@@ -22,7 +22,8 @@ import type { Core } from '../core/index.ts';
 import { NotFoundError } from '../upstream/errors.ts';
 import { UserError } from './errors.ts';
 import type { LinkStore } from './links.ts';
-import type { ClubRole, GuildSettingsStore, RoleRule } from './settings.ts';
+import { LINK_PIN } from './links.ts';
+import type { ClubRole, GuildSettings, GuildSettingsStore, RoleRule } from './settings.ts';
 import { Colour } from './view.ts';
 import { Ticker } from './ticker.ts';
 
@@ -36,6 +37,16 @@ const GUILDS_AT_ONCE = 4;
 const RECORD_OK_EVERY_MS = 3600_000;
 /** Members whose accounts are read at once while working out what they should have. */
 const MEMBERS_AT_ONCE = 8;
+/** Members a sync works on at a time (what it holds in memory, whatever the size of the server). */
+const PAGE = 100;
+/**
+ * How often every member of a server is compared with Discord (a managed role removed by hand
+ * comes back). Each scheduled pass reconciles the servers of its slot: 1/72 of them at the default
+ * five-minute period.
+ */
+export const ROLE_RECONCILE_MS = 6 * 3600_000;
+/** Changes a /roles sync reply lists; the schedule keeps no more than these. */
+export const LISTED_CHANGES = 30;
 
 /** A role as Discord describes it (GET /guilds/{id}). */
 export interface GuildRole {
@@ -163,9 +174,14 @@ export interface SyncReport {
   manageRoles: boolean;
   /** managed roles the bot cannot give or take, with why */
   blocked: { roleId: string; block: RoleBlock }[];
+  /** the members whose roles need (or needed) a change; the first LISTED ones when `list` is off */
   changes: MemberChange[];
+  /** how many members need (or needed) a change */
+  changed: number;
   /** members looked at, members not in the server, members whose accounts could not be read */
   members: number;
+  /** members Discord was asked about */
+  asked: number;
   notInServer: number;
   unreadable: number;
   /** clubs of the rules the game no longer knows */
@@ -183,11 +199,55 @@ export interface RoleSyncDeps {
   now: () => number;
 }
 
+/** What one scheduled pass did. */
+export interface RoleTickReport {
+  /** servers whose period this process claimed and synced */
+  synced: number;
+  /** of those, compared with Discord member by member (reconciliation, or rules changed) */
+  reconciled: number;
+  /** members whose roles changed, members Discord was asked about */
+  changed: number;
+  asked: number;
+  failed: number;
+}
+
+/** The rules, the server's verification mode and the rule clubs' member lists, read once per sync. */
+interface RuleContext {
+  settings: GuildSettings;
+  rules: RoleRule[];
+  required: boolean;
+  fingerprint: string;
+  clubs: Map<string, Map<string, ClubRole>>;
+  /** trophies of the rule clubs' members, from the member lists: no profile read for them */
+  trophiesOf: Map<string, number>;
+  clubsGone: string[];
+  needTrophies: boolean;
+}
+
+/** What the roles a member should have depend on besides their accounts: the rules and the verification mode. */
+export function rulesFingerprint(s: Pick<GuildSettings, 'roleRules' | 'verification'>): string {
+  const rules = [...s.roleRules]
+    .map((r) => [r.roleId, r.club ?? '', r.clubRole ?? '', r.minTrophies ?? '', r.maxTrophies ?? ''].join('/'))
+    .sort();
+  return `${s.verification}|${rules.join(';')}`;
+}
+
+/** The reconciliation slot of a server: which period of the cycle compares all its members. */
+export function reconcileSlot(guildId: string, slots: number): number {
+  let h = 2166136261;
+  for (let i = 0; i < guildId.length; i++) h = Math.imul(h ^ guildId.charCodeAt(i), 16777619) >>> 0;
+  return h % slots;
+}
+
+const wantKey = (want: Set<string>): string => [...want].sort().join(',');
+
 export class RoleSync {
   private api: RoleApi | null = null;
   private ticker: Ticker | undefined;
-  /** what each member should have had at the last scheduled run: `guild:user` → sorted role ids */
-  private readonly lastDesired = new Map<string, string>();
+  /** start of this process's previous scheduled pass: the next one reads what changed since */
+  private lastTickAt: number | undefined;
+  /** the rules fingerprint each server's role state was last found to match (one string per server) */
+  private readonly knownRules = new Map<string, string>();
 
   constructor(
     private readonly core: Core,
@@ -229,7 +289,7 @@ export class RoleSync {
       s.roleRules.push(full);
     });
     if (full.club) await this.core.history.pin('club', full.club, `roles:${guildId}`).catch(() => undefined);
-    this.forget(guildId);
+    // The rules' fingerprint changed: the next scheduled run compares every member.
     return full;
   }
 
@@ -244,12 +304,7 @@ export class RoleSync {
     for (const club of new Set(removed.map((r) => r.club).filter((c): c is string => c !== undefined))) {
       if (!left.some((r) => r.club === club)) await this.core.history.unpin('club', club, `roles:${guildId}`).catch(() => undefined);
     }
-    this.forget(guildId);
     return removed;
-  }
-
-  private forget(guildId: string): void {
-    for (const k of this.lastDesired.keys()) if (k.startsWith(`${guildId}:`)) this.lastDesired.delete(k);
   }
 
   /** The problems of the server's rules right now (for /roles list). */
@@ -265,16 +320,28 @@ export class RoleSync {
     return { manageRoles: access.manageRoles, blocked };
   }
 
+  /**
+   * A member's links changed (linked, unlinked, verified) in a server: their roles there are synced
+   * now. Other servers they are in follow at their next reconciliation. Never throws.
+   */
+  async memberChanged(guildId: string | null | undefined, userId: string): Promise<void> {
+    const api = this.api;
+    if (!guildId || !api || (api.owns && !api.owns(guildId))) return;
+    try {
+      if ((await this.deps.settings.get(guildId)).roleRules.length === 0) return;
+      await this.sync(guildId, { dryRun: false, members: [userId] });
+    } catch (e) {
+      this.core.logger.warn({ err: e, guild: guildId, member: userId }, 'role sync of a member failed');
+    }
+  }
+
   // ------------------------------------------------------------------ sync
 
-  /** What each linked member of the server should have, from the core's copies of their accounts. */
-  private async desired(guildId: string): Promise<{ byMember: Map<string, Set<string>>; unreadable: Set<string>; clubsGone: string[] }> {
+  private async context(guildId: string): Promise<RuleContext> {
     const settings = await this.deps.settings.get(guildId);
     const rules = settings.roleRules;
-    const required = settings.verification === 'required';
     const read = { priority: 'poll', viewed: false } as const;
     const clubs = new Map<string, Map<string, ClubRole>>();
-    // Trophies of the rule clubs' members come with the member lists: no profile read for them.
     const trophiesOf = new Map<string, number>();
     const clubsGone: string[] = [];
     for (const tag of new Set(rules.map((r) => r.club).filter((c): c is string => c !== undefined))) {
@@ -288,168 +355,296 @@ export class RoleSync {
         clubs.set(tag, new Map());
       }
     }
-    const needTrophies = rules.some((r) => r.minTrophies !== undefined);
-    const byMember = new Map<string, Set<string>>();
-    const unreadable = new Set<string>();
-    const facts = async (userId: string): Promise<void> => {
-      const linked = await this.deps.links.get(userId);
-      const accounts: AccountFacts[] = [];
-      for (const tag of linked.tags) {
-        if (!(await this.deps.links.counts(userId, tag, required))) continue;
-        const account: AccountFacts = { tag, clubs: new Map() };
-        for (const [club, members] of clubs) {
-          const role = members.get(tag);
-          if (role) account.clubs.set(club, role);
-        }
-        const listed = trophiesOf.get(tag);
-        if (listed !== undefined) account.trophies = listed;
-        else if (needTrophies) {
-          try {
-            account.trophies = (await this.core.stats.player(tag, read)).data.trophies;
-          } catch {
-            // Unknown to the game now, or the game's API is down: leave this member as they are.
-            unreadable.add(userId);
-          }
-        }
-        accounts.push(account);
-      }
-      if (!unreadable.has(userId)) byMember.set(userId, desiredRoles(rules, accounts));
+    return {
+      settings,
+      rules,
+      required: settings.verification === 'required',
+      fingerprint: rulesFingerprint(settings),
+      clubs,
+      trophiesOf,
+      clubsGone,
+      needTrophies: rules.some((r) => r.minTrophies !== undefined),
     };
-    // A few members at a time: their reads (links, owners, cached profiles) wait on the stores, not the CPU.
-    for (let i = 0; i < settings.members.length; i += MEMBERS_AT_ONCE) {
-      await Promise.all(settings.members.slice(i, i + MEMBERS_AT_ONCE).map(facts));
+  }
+
+  /** The managed roles one member should have, from the core's copies of their accounts; null when one cannot be read. */
+  private async wanted(ctx: RuleContext, userId: string): Promise<Set<string> | null> {
+    const read = { priority: 'poll', viewed: false } as const;
+    const linked = await this.deps.links.get(userId);
+    const accounts: AccountFacts[] = [];
+    for (const tag of linked.tags) {
+      if (!(await this.deps.links.counts(userId, tag, ctx.required))) continue;
+      const account: AccountFacts = { tag, clubs: new Map() };
+      for (const [club, members] of ctx.clubs) {
+        const role = members.get(tag);
+        if (role) account.clubs.set(club, role);
+      }
+      const listed = ctx.trophiesOf.get(tag);
+      if (listed !== undefined) account.trophies = listed;
+      else if (ctx.needTrophies) {
+        try {
+          account.trophies = (await this.core.stats.player(tag, read)).data.trophies;
+        } catch {
+          // Unknown to the game now, or the game's API is down: leave this member as they are.
+          return null;
+        }
+      }
+      accounts.push(account);
     }
-    return { byMember, unreadable, clubsGone };
+    return desiredRoles(ctx.rules, accounts);
   }
 
   /**
    * Compares what members should have with what they have and, unless `dryRun`, changes it.
-   * `onlyChanged` (the schedule) asks Discord only about members whose roles should differ from
-   * the last run.
+   *
+   * - `members`: only these (a member whose links changed, the members the poller saw change);
+   *   default every linked member of the server.
+   * - `onlyChanged` (the schedule): Discord is asked only about members whose roles should differ
+   *   from what the last sync gave them (the server's RoleState); without it every member looked
+   *   at is compared with Discord, which restores a managed role removed by hand.
+   * - Members are worked on a page at a time (PAGE), so a sync holds one page in memory whatever
+   *   the size of the server; `list: false` keeps only the first LISTED_CHANGES changes.
    */
-  async sync(guildId: string, opts: { dryRun: boolean; onlyChanged?: boolean }): Promise<SyncReport> {
+  async sync(guildId: string, opts: { dryRun: boolean; members?: readonly string[]; onlyChanged?: boolean; list?: boolean }): Promise<SyncReport> {
     const api = this.requireApi();
-    const { byMember, unreadable, clubsGone } = await this.desired(guildId);
-    const wanted = (userId: string, want: Set<string>) => [`${guildId}:${userId}`, [...want].sort().join(',')] as const;
-    const asked = [...byMember].filter(([userId, want]) => {
-      const [key, wantKey] = wanted(userId, want);
-      return !opts.onlyChanged || this.lastDesired.get(key) !== wantKey;
-    });
-    const settings = await this.deps.settings.get(guildId);
-    if (asked.length === 0 && opts.onlyChanged) {
-      // Nobody's roles should differ from the last run: no call to Discord at all.
-      return { manageRoles: true, blocked: [], changes: [], members: byMember.size + unreadable.size, notInServer: 0, unreadable: unreadable.size, clubsGone, failed: 0, applied: true, quiet: true };
-    }
-    const g = await api.guild(guildId);
-    if (!g) throw new UserError('error.rolesNoGuild', {}, Colour.error);
-    const access = botAccess(g);
-    const managed = [...new Set(settings.roleRules.map((r) => r.roleId))];
-    const blocked = managed
-      .map((roleId) => ({ roleId, block: roleBlock(g, access, roleId) }))
-      .filter((x): x is { roleId: string; block: RoleBlock } => x.block !== null);
-    const usable = new Set(managed.filter((id) => !blocked.some((b) => b.roleId === id)));
+    const ctx = await this.context(guildId);
+    const all = opts.members ?? ctx.settings.members;
+    const state = opts.dryRun ? undefined : await this.deps.settings.roleState(guildId);
+    // Under other rules, what was given before says nothing about what should be given now.
+    const before = state && state.rules === ctx.fingerprint ? state.members : {};
+    const after: Record<string, string> = {};
+    const unrecorded = new Set<string>();
     const report: SyncReport = {
-      manageRoles: access.manageRoles,
-      blocked,
+      manageRoles: true,
+      blocked: [],
       changes: [],
-      members: byMember.size + unreadable.size,
+      changed: 0,
+      members: all.length,
+      asked: 0,
       notInServer: 0,
-      unreadable: unreadable.size,
-      clubsGone,
+      unreadable: 0,
+      clubsGone: ctx.clubsGone,
       failed: 0,
       applied: false,
     };
-    const seen: [string, string][] = [];
-    for (const [userId, want] of asked) {
-      const [key, wantKey] = wanted(userId, want);
-      const has = await api.memberRoles(guildId, userId);
-      if (has === null) {
-        report.notInServer++;
-        continue;
+    // Discord's side, read when the first member has to be compared.
+    let usable: Set<string> | null = null;
+    const discord = async (): Promise<Set<string>> => {
+      if (usable) return usable;
+      const g = await api.guild(guildId);
+      if (!g) throw new UserError('error.rolesNoGuild', {}, Colour.error);
+      const access = botAccess(g);
+      const managed = [...new Set(ctx.rules.map((r) => r.roleId))];
+      report.manageRoles = access.manageRoles;
+      report.blocked = managed
+        .map((roleId) => ({ roleId, block: roleBlock(g, access, roleId) }))
+        .filter((x): x is { roleId: string; block: RoleBlock } => x.block !== null);
+      usable = new Set(managed.filter((id) => !report.blocked.some((b) => b.roleId === id)));
+      return usable;
+    };
+    const apply = !opts.dryRun;
+    for (let i = 0; i < all.length; i += PAGE) {
+      const page = all.slice(i, i + PAGE);
+      // A few members at a time: their reads (links, owners, cached profiles) wait on the stores, not the CPU.
+      const wants: (Set<string> | null)[] = [];
+      for (let j = 0; j < page.length; j += MEMBERS_AT_ONCE) {
+        wants.push(...(await Promise.all(page.slice(j, j + MEMBERS_AT_ONCE).map((userId) => this.wanted(ctx, userId)))));
       }
-      const add = [...want].filter((r) => usable.has(r) && !has.includes(r));
-      const remove = has.filter((r) => usable.has(r) && !want.has(r));
-      if (add.length || remove.length) report.changes.push({ userId, add, remove });
-      seen.push([key, wantKey]);
+      for (let j = 0; j < page.length; j++) {
+        const userId = page[j]!;
+        const want = wants[j]!;
+        if (want === null) {
+          report.unreadable++;
+          continue;
+        }
+        const key = wantKey(want);
+        if (opts.onlyChanged && before[userId] === key) continue;
+        const roles = await discord();
+        // The schedule stops here when nothing can be given; a command still lists what should change.
+        if (apply && !report.manageRoles && opts.list === false) break;
+        report.asked++;
+        const has = await api.memberRoles(guildId, userId);
+        if (has === null) {
+          // Not in the server (now): asked again at the next reconciliation.
+          report.notInServer++;
+          after[userId] = key;
+          continue;
+        }
+        const add = [...want].filter((r) => roles.has(r) && !has.includes(r));
+        const remove = has.filter((r) => roles.has(r) && !want.has(r));
+        if (add.length === 0 && remove.length === 0) {
+          after[userId] = key;
+          continue;
+        }
+        report.changed++;
+        if (opts.list !== false || report.changes.length < LISTED_CHANGES) report.changes.push({ userId, add, remove });
+        if (!apply || !report.manageRoles) continue;
+        let refused = false;
+        for (const [roleId, op] of [...add.map((r) => [r, 'add'] as const), ...remove.map((r) => [r, 'remove'] as const)]) {
+          try {
+            if (op === 'add') await api.addRole(guildId, userId, roleId);
+            else await api.removeRole(guildId, userId, roleId);
+          } catch (e) {
+            refused = true;
+            report.failed++;
+            this.core.logger.warn({ err: e, guild: guildId, member: userId, role: roleId, op }, 'role change refused');
+          }
+        }
+        // Recorded only once applied: a refused change is tried again next time.
+        if (refused) unrecorded.add(userId);
+        else after[userId] = key;
+      }
+      if (apply && !report.manageRoles && opts.list === false) break;
     }
-    if (opts.dryRun || !access.manageRoles) {
+    if (!apply) return report;
+    if (!report.manageRoles) {
+      // Nothing can be given: the next run after Manage Roles comes back compares every member.
+      await this.deps.settings.saveRoleState(guildId, { rules: ctx.fingerprint, blocked: '*', members: {} }, true);
+      this.knownRules.delete(guildId);
       return report;
     }
-    for (const c of report.changes) {
-      for (const [roleId, op] of [...c.add.map((r) => [r, 'add'] as const), ...c.remove.map((r) => [r, 'remove'] as const)]) {
-        try {
-          if (op === 'add') await api.addRole(guildId, c.userId, roleId);
-          else await api.removeRole(guildId, c.userId, roleId);
-        } catch (e) {
-          report.failed++;
-          this.core.logger.warn({ err: e, guild: guildId, member: c.userId, role: roleId, op }, 'role change refused');
-        }
-      }
-    }
     report.applied = true;
-    // Remembered only once applied: a refused change is tried again next time.
-    if (report.failed === 0) for (const [k, v] of seen) this.lastDesired.set(k, v);
+    const blocked = report.blocked.map((b) => b.roleId).sort().join(',');
+    if (opts.members) {
+      if (Object.keys(after).length) await this.deps.settings.saveRoleState(guildId, { rules: ctx.fingerprint, blocked, members: after }, false);
+    } else {
+      // Every member was looked at: the record is written anew (members gone from the server's list drop out).
+      // Unreadable members keep what they had; refused ones are compared again next time.
+      for (const userId of all) if (!(userId in after) && !unrecorded.has(userId) && before[userId] !== undefined) after[userId] = before[userId]!;
+      await this.deps.settings.saveRoleState(guildId, { rules: ctx.fingerprint, blocked: usable === null ? (state?.blocked ?? '') : blocked, members: after }, true);
+      this.knownRules.set(guildId, ctx.fingerprint);
+    }
     return report;
   }
 
-  /** One scheduled pass: every server with rules whose period this process claims. */
-  async tick(periodMs = ROLE_SYNC_MS): Promise<{ synced: number; changed: number; failed: number }> {
+  /**
+   * One scheduled pass over the servers with rules whose period this process claims:
+   * - the members the poller saw change since the previous pass (an account of theirs whose
+   *   recorded state changed: trophies, club; a join, leave or club role change in a rule's club)
+   *   are worked out and, when their roles should change, compared with Discord and changed;
+   * - servers whose rules or verification mode changed, or whose roles Discord would not let the
+   *   bot manage last time, are compared member by member;
+   * - and each server is reconciled (every member compared with Discord, restoring a managed role
+   *   removed by hand) once per ROLE_RECONCILE_MS, in its own slot of the cycle, so each pass
+   *   reconciles a page of the servers.
+   */
+  async tick(periodMs = ROLE_SYNC_MS): Promise<RoleTickReport> {
+    const report: RoleTickReport = { synced: 0, reconciled: 0, changed: 0, asked: 0, failed: 0 };
     const api = this.api;
-    if (!api) return { synced: 0, changed: 0, failed: 0 };
+    if (!api) return report;
     const now = this.deps.now();
-    const period = Math.floor(now / periodMs) * periodMs;
+    const period = Math.floor(now / periodMs);
+    // Overlapping the previous pass by one period: another process may have synced a server a
+    // little after this one's previous pass began, and what changed then is read again (harmless:
+    // a member whose roles already match is not asked about).
+    const since = (this.lastTickAt ?? now - periodMs) - periodMs;
+    this.lastTickAt = now;
     const due: string[] = [];
     for (const guildId of await this.deps.settings.guildsWithRoles()) {
       if (api.owns && !api.owns(guildId)) continue;
       // Once per period across every process of the installation.
-      if (await this.core.coordination.claim(`roles:${guildId}:${period}`, periodMs)) due.push(guildId);
+      if (await this.core.coordination.claim(`roles:${guildId}:${period * periodMs}`, periodMs)) due.push(guildId);
     }
-    let synced = 0;
-    let changed = 0;
-    let failed = 0;
+    if (due.length === 0) return report;
+    const changed = await this.changedMembers(due, since);
+    const slots = Math.max(1, Math.round(ROLE_RECONCILE_MS / periodMs));
     for (let i = 0; i < due.length; i += GUILDS_AT_ONCE) {
-      const results = await Promise.all(due.slice(i, i + GUILDS_AT_ONCE).map((guildId) => this.scheduled(guildId)));
+      const results = await Promise.all(
+        due.slice(i, i + GUILDS_AT_ONCE).map((guildId) => this.scheduled(guildId, changed, reconcileSlot(guildId, slots) === period % slots)),
+      );
       for (const r of results) {
         if (!r) {
-          failed++;
+          report.failed++;
           continue;
         }
-        synced++;
-        changed += r.changes.length;
+        report.synced++;
+        if (r.full) report.reconciled++;
+        report.changed += r.report.changed;
+        report.asked += r.report.asked;
       }
     }
-    return { synced, changed, failed };
+    return report;
+  }
+
+  /** The linked members (Discord ids) of whom the poller recorded a change since `sinceMs`, for these servers' rules. */
+  private async changedMembers(guilds: string[], sinceMs: number): Promise<Set<string>> {
+    const users = new Set<string>();
+    const clubs = new Set<string>();
+    let trophies = false;
+    for (const guildId of guilds) {
+      for (const r of (await this.deps.settings.get(guildId)).roleRules) {
+        if (r.club !== undefined) clubs.add(r.club);
+        if (r.minTrophies !== undefined) trophies = true;
+      }
+    }
+    const linker = (reason: string) => users.add(reason.slice(LINK_PIN.length));
+    // Linked accounts are pinned `link:<member>` by /link: the pins say whose account changed.
+    if (trophies) for (const p of await this.core.history.pinnedChangedSince('player', LINK_PIN, sinceMs)) linker(p.reason);
+    const moved = new Set<string>();
+    for (const club of clubs) for (const tag of await this.core.history.clubMembersChangedSince(club, sinceMs)) moved.add(tag);
+    for (const p of await this.core.history.pinsOf('player', [...moved], LINK_PIN)) linker(p.reason);
+    return users;
+  }
+
+  /** The managed roles Discord would not let the bot give now, as RoleState.blocked records them. */
+  private async blockedNow(guildId: string): Promise<string> {
+    const g = await this.requireApi().guild(guildId);
+    if (!g) throw new UserError('error.rolesNoGuild', {}, Colour.error);
+    const access = botAccess(g);
+    if (!access.manageRoles) return '*';
+    const rules = (await this.deps.settings.get(guildId)).roleRules;
+    return [...new Set(rules.map((r) => r.roleId))].filter((id) => roleBlock(g, access, id) !== null).sort().join(',');
   }
 
   /** One server's scheduled sync; its outcome is recorded for /roles list. Never throws. */
-  private async scheduled(guildId: string): Promise<SyncReport | null> {
+  private async scheduled(guildId: string, changed: Set<string>, reconcile: boolean): Promise<{ report: SyncReport; full: boolean } | null> {
     const now = this.deps.now();
     let report: SyncReport | null = null;
+    let full = reconcile;
     let problem: { key: string; values?: Record<string, string> } | undefined;
-    const before = (await this.deps.settings.get(guildId)).roleSync;
+    const settings = await this.deps.settings.get(guildId);
+    const before = settings.roleSync;
     try {
-      report = await this.sync(guildId, { dryRun: false, onlyChanged: true });
+      const fingerprint = rulesFingerprint(settings);
+      if (!full && this.knownRules.get(guildId) !== fingerprint) {
+        // First pass of this process over the server, its rules changed, or Discord refused some
+        // roles last time: does the record still hold?
+        const state = await this.deps.settings.roleState(guildId);
+        if (!state || state.rules !== fingerprint) full = true;
+        else if (state.blocked === '') this.knownRules.set(guildId, fingerprint);
+        // Refused before: one read of the server's roles says whether that changed (a role moved
+        // below the bot's, Manage Roles given back); then every member is compared again.
+        else if ((await this.blockedNow(guildId)) !== state.blocked) full = true;
+      }
+      if (full) report = await this.sync(guildId, { dryRun: false, list: false });
+      else {
+        const members = settings.members.filter((m) => changed.has(m));
+        report =
+          members.length === 0
+            ? { ...EMPTY_REPORT, members: settings.members.length, clubsGone: [], quiet: true }
+            : await this.sync(guildId, { dryRun: false, members, onlyChanged: true, list: false });
+        if (report.asked === 0) report.quiet = true;
+      }
       // Nobody to look at: the last outcome still stands, problem or not.
-      if (report.quiet && before.problem) return report;
+      if (report.quiet && before.problem) return { report, full };
       if (!report.manageRoles) problem = { key: 'roles.problem.noManageRoles' };
       else if (report.blocked.length) problem = blockProblem(report.blocked[0]!.roleId, report.blocked[0]!.block);
     } catch (e) {
       this.core.logger.warn({ err: e, guild: guildId }, 'role sync failed');
       problem = { key: 'roles.problem.failed' };
     }
-    const changed = before.problem !== problem?.key || JSON.stringify(before.problemValues ?? {}) !== JSON.stringify(problem?.values ?? {});
+    const outcomeChanged = before.problem !== problem?.key || JSON.stringify(before.problemValues ?? {}) !== JSON.stringify(problem?.values ?? {});
     // Written when the outcome changes, and a success at most hourly: quiet servers cost no writes.
     const stale = before.lastOkAt === undefined || now - before.lastOkAt >= RECORD_OK_EVERY_MS;
-    if (changed || (!problem && stale)) {
+    if (outcomeChanged || (!problem && stale)) {
       await this.deps.settings.update(guildId, (s) => {
         s.roleSync = problem
           ? { ...s.roleSync, lastRunAt: now, problem: problem.key, problemValues: problem.values ?? {} }
           : { lastRunAt: now, lastOkAt: now };
       });
     }
-    return report;
+    return report ? { report, full } : null;
   }
-
 
   /** Runs `tick` every `everyMs` (default ROLE_SYNC_MS) until `stop`. */
   start(everyMs = ROLE_SYNC_MS): void {
@@ -461,3 +656,17 @@ export class RoleSync {
     await this.ticker?.stop();
   }
 }
+
+const EMPTY_REPORT: SyncReport = {
+  manageRoles: true,
+  blocked: [],
+  changes: [],
+  changed: 0,
+  members: 0,
+  asked: 0,
+  notInServer: 0,
+  unreadable: 0,
+  clubsGone: [],
+  failed: 0,
+  applied: true,
+};

@@ -91,6 +91,20 @@ const RoleSyncState = z.object({
   problemValues: z.record(z.string(), z.string()).optional(),
 });
 
+/**
+ * What automatic roles last gave each member of a server: the managed roles they should have had
+ * (sorted ids, comma-joined) when the sync last compared them with Discord, under the rules of
+ * `rules` (a fingerprint: a change of rules or verification mode makes every member compared
+ * again). A record of its own beside the settings, read only when a member changed.
+ */
+const RoleState = z.object({
+  rules: z.string(),
+  /** roles Discord would not let the bot manage then ('*': no Manage Roles), sorted, comma-joined */
+  blocked: z.string().default(''),
+  members: z.record(z.string(), z.string()),
+});
+export type RoleState = z.infer<typeof RoleState>;
+
 const GuildSettingsSchema = z.object({
   id: z.string(),
   country: z.string().optional(),
@@ -160,6 +174,30 @@ export class GuildSettingsStore {
 
   markWeekPosted(guildId: string, boardId: string, week: string): Promise<unknown> {
     return this.kv.set(`week:${guildId}:${boardId}`, week);
+  }
+
+  /** What automatic roles last gave each member of the server (see RoleState); read from the store every time. */
+  async roleState(guildId: string): Promise<RoleState | undefined> {
+    const parsed = RoleState.safeParse(await this.kv.get(`rolestate:${guildId}`));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /**
+   * Saves what a sync compared: `replace` (a run over every member) writes the record anew; a run
+   * over some members merges theirs into the stored one (another run may have saved others since),
+   * and only under the same rules: until a run over every member records new rules, there is
+   * nothing to merge into.
+   */
+  saveRoleState(guildId: string, state: RoleState, replace: boolean): Promise<unknown> {
+    return this.queue.run(`rolestate:${guildId}`, async () => {
+      let next = state;
+      if (!replace) {
+        const stored = await this.roleState(guildId);
+        if (!stored || stored.rules !== state.rules) return;
+        next = { ...stored, members: { ...stored.members, ...state.members } };
+      }
+      await this.kv.set(`rolestate:${guildId}`, RoleState.parse(next));
+    });
   }
 
   /** A removed board's records of its own. */

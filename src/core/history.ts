@@ -587,6 +587,24 @@ export class HistoryService {
   }
 
   /**
+   * What automatic roles follow, from what the poller recorded since `sinceMs`: the members of a
+   * club who joined, left or changed club role.
+   */
+  clubMembersChangedSince(clubTag: string, sinceMs: number): Promise<string[]> {
+    return this.store.clubMembersChangedSince(parseTag(clubTag), sec(sinceMs));
+  }
+
+  /** Pinned entities (reason starting with `prefix`, e.g. `link:`) whose recorded state changed since `sinceMs`. */
+  pinnedChangedSince(kind: EntityKind, prefix: string, sinceMs: number): Promise<{ tag: string; reason: string }[]> {
+    return this.store.pinnedChangedSince(kind, prefix, sec(sinceMs));
+  }
+
+  /** The pins (reason starting with `prefix`) of these entities: e.g. who linked each account. */
+  pinsOf(kind: EntityKind, tags: string[], prefix: string): Promise<{ tag: string; reason: string }[]> {
+    return tags.length ? this.store.pinsOf(kind, tags.map((t) => parseTag(t)), prefix) : Promise.resolve([]);
+  }
+
+  /**
    * Linked members' trophies gained and battles over [sinceMs, untilMs] (default now) from their own
    * recordings; players with nothing recorded are absent. Boards of a server's members use it.
    */

@@ -950,6 +950,45 @@ export class HistoryStore {
     }));
   }
 
+  /** Members whose membership or club role changed at or after `sinceT` (unix seconds): joins, leaves, role changes. */
+  async clubMembersChangedSince(tag: string, sinceT: number): Promise<string[]> {
+    const id = await this.idOf('club', tag);
+    if (id === null) return [];
+    const rows = await this.r.all<{ subject: string }>(
+      "SELECT DISTINCT subject FROM club_event WHERE club_id = ? AND t >= ? AND kind IN ('join', 'leave', 'role')",
+      [id, sinceT],
+    );
+    return rows.map((r) => r.subject);
+  }
+
+  /**
+   * Entities pinned for a reason starting with `prefix` (like `link:`) whose recorded state changed
+   * at or after `sinceT` (unix seconds; the state's t is when it was first observed), with the reason.
+   */
+  async pinnedChangedSince(kind: EntityKind, prefix: string, sinceT: number): Promise<{ tag: string; reason: string }[]> {
+    return this.r.all<{ tag: string; reason: string }>(
+      `SELECT e.tag, p.reason FROM pin p JOIN ${kind}_state s ON s.${kind}_id = p.id JOIN ${kind} e ON e.id = p.id
+        WHERE p.kind = ? AND substr(p.reason, 1, ?) = ? AND s.t >= ?`,
+      [KIND_CODE[kind], prefix.length, prefix, sinceT],
+    );
+  }
+
+  /** The pins of these entities whose reason starts with `prefix`: who linked each account. */
+  async pinsOf(kind: EntityKind, tags: string[], prefix: string): Promise<{ tag: string; reason: string }[]> {
+    const out: { tag: string; reason: string }[] = [];
+    for (let i = 0; i < tags.length; i += 500) {
+      const part = tags.slice(i, i + 500);
+      out.push(
+        ...(await this.r.all<{ tag: string; reason: string }>(
+          `SELECT e.tag, p.reason FROM ${kind} e JOIN pin p ON p.kind = ? AND p.id = e.id
+            WHERE e.tag IN (${part.map(() => '?').join(', ')}) AND substr(p.reason, 1, ?) = ?`,
+          [KIND_CODE[kind], ...part, prefix.length, prefix],
+        )),
+      );
+    }
+    return out;
+  }
+
   /** Unix seconds of a member's latest recorded join of a club before `beforeT`, null when none is recorded. */
   async lastJoin(clubTag: string, memberTag: string, beforeT: number): Promise<number | null> {
     const id = await this.idOf('club', clubTag);

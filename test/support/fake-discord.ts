@@ -335,6 +335,11 @@ export class FakeDiscord {
     g.members.set(user.id, [...roles]);
   }
 
+  /** A member's roles as an admin sets them by hand in Discord. */
+  setMemberRoles(g: FakeGuild, userId: string, roles: string[]): void {
+    g.members.set(userId, [...roles]);
+  }
+
   memberRoles(g: FakeGuild, userId: string): string[] {
     return g.members.get(userId) ?? [];
   }
