@@ -114,7 +114,7 @@ async function roles(): Promise<void> {
   for (const c of r.cycles) {
     console.log(
       `  ${`${c.label}:`.padEnd(40)} ${(c.ms / 1000).toFixed(2)} s, ${c.calls.toLocaleString('en-US')} REST calls (≥ ${(c.calls / 50).toFixed(0)} s at Discord's 50 requests/s), ` +
-        `${c.changed.toLocaleString('en-US')} members changed, RSS ${c.rssMb.toFixed(0)} MB (heap ${c.heapMb.toFixed(0)} MB)`,
+        `${c.changed.toLocaleString('en-US')} members changed, ${c.asked.toLocaleString('en-US')} looked up, ${c.reconciled} servers reconciled, RSS ${c.rssMb.toFixed(0)} MB (heap ${c.heapMb.toFixed(0)} MB)`,
     );
   }
   console.log(`  requests Discord refused: ${r.refused}`);
