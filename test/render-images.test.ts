@@ -21,6 +21,7 @@ import { prepareJob, renderCanvas, renderPng } from '../src/render/index.ts';
 import { encodePng } from '../src/render/png.ts';
 import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
+import { ManualSchedule } from './support/manual-schedule.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0, worldRecords, worldStats } from './fixtures/render/cases.ts';
 
 const world = fixtureWorld();
@@ -200,6 +201,24 @@ describe('render pool', () => {
     });
     await expect(broken.warm()).resolves.toBeUndefined();
     expect(warnings).toHaveLength(1);
+  });
+
+  it('ends a worker left idle and starts one again for the next picture: the same bytes', async () => {
+    const clock = new ManualSchedule();
+    const pool = new RenderPool({ size: 1, idleMs: 60_000, schedule: clock.schedule });
+    pools.push(pool);
+    const job: RenderJob = { kind: 'clubChart', option: 2, quality: 'low', input: { name: 'Idle', tag: '#2', from: 0, to: 1, series: [] } };
+    const first = await pool.render(job);
+    // idle after its picture: one deadline; a picture in between cancels it and the next idle spell starts another
+    expect(clock.pending).toEqual([60_000]);
+    const second = await pool.render(job);
+    expect(clock.pending).toEqual([60_000]);
+    expect(clock.fire()).toBe(1);
+    expect(pool.stats()).toMatchObject({ workers: 0, ended: 1, rendered: 2 });
+    expect(pool.memory()).toEqual([]);
+    const third = await pool.render(job);
+    expect(pool.stats()).toMatchObject({ workers: 1, ended: 1, rendered: 3 });
+    for (const png of [second, third]) expect(Buffer.compare(first, png)).toBe(0);
   });
 
   it('keeps a bounded queue: a burst beyond it is refused at once, the rest completes', async () => {

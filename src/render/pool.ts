@@ -9,6 +9,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
+import type { Schedule } from '../lib/schedule.ts';
 import type { RenderJob } from './types.ts';
 import type { JobMessage, ResultMessage, WorkerMemory } from './worker-main.ts';
 
@@ -37,6 +38,10 @@ export interface RenderPoolOptions {
   logger?: Logger;
   /** bytes of pictures handed over in shared memory between two full collections (default 64 MB; see SHARED_BYTES_PER_GC) */
   sharedBytesPerCollection?: number;
+  /** a worker idle this long is ended, and started again by the next picture (default 60 s; see IDLE_MS) */
+  idleMs?: number;
+  /** where the idle deadlines run (default: an unref'd timer; tests fire them themselves) */
+  schedule?: Schedule;
 }
 
 interface Pending {
@@ -53,6 +58,10 @@ interface Slot {
   timer: NodeJS.Timeout | null;
   /** the worker's heap as of its last picture */
   memory?: WorkerMemory;
+  /** cancels the idle deadline, while one runs */
+  idle: (() => void) | null;
+  /** ended by the pool (idle, or closing): its exit is not a failure */
+  ending: boolean;
 }
 
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);
@@ -72,12 +81,35 @@ const WORKER_URL = new URL('./worker.mjs', import.meta.url);
  */
 const SHARED_BYTES_PER_GC = 64 * 1024 * 1024;
 
+/**
+ * A render worker holds ~110 MB of the process's RSS once warm (its V8 isolate with the compiled
+ * drawing code, Skia with the registered fonts, libvips): kept only while pictures are asked for.
+ * One idle this long is ended; the next picture starts one again (1–2 s on the busy 2-core machine,
+ * the same wait as a cold start), and waits in the queue meanwhile.
+ */
+const IDLE_MS = 60_000;
+
+/**
+ * The young generation of a worker's heap, in MB (V8's default on 64-bit lets it grow to 48 MB).
+ * A picture's garbage is mostly canvases and pixels outside the heap; the heap itself holds
+ * 18–20 MB live (bench:memory), so a small young generation costs a few more minor collections.
+ */
+const WORKER_YOUNG_MB = 8;
+
+const unrefSchedule: Schedule = (ms, fn) => {
+  const timer = setTimeout(fn, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
 export class RenderPool {
   readonly size: number;
   readonly maxQueue: number;
   private readonly timeoutMs: number;
   private readonly logger?: Logger;
   private readonly sharedBytesPerCollection: number;
+  private readonly idleMs: number;
+  private readonly schedule: Schedule;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private nextId = 1;
@@ -85,6 +117,8 @@ export class RenderPool {
   private readyWaiters: (() => void)[] = [];
   /** pictures rendered, for metrics and the bench */
   rendered = 0;
+  /** workers ended for being idle */
+  private ended = 0;
   /** bytes of pictures handed over in shared memory since the main thread's last full collection */
   private sharedBytes = 0;
   private gcObserver: PerformanceObserver | null = null;
@@ -95,6 +129,8 @@ export class RenderPool {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.logger = opts.logger;
     this.sharedBytesPerCollection = opts.sharedBytesPerCollection ?? SHARED_BYTES_PER_GC;
+    this.idleMs = opts.idleMs ?? IDLE_MS;
+    this.schedule = opts.schedule ?? unrefSchedule;
   }
 
   /** Renders a job to PNG bytes on a worker. Rejects with RenderBusyError when the queue is full. */
@@ -118,9 +154,10 @@ export class RenderPool {
     }
   }
 
-  stats(): { workers: number; busy: number; queued: number; rendered: number } {
+  stats(): { workers: number; busy: number; queued: number; rendered: number; ended: number } {
     return {
       workers: this.slots.length,
+      ended: this.ended,
       busy: this.slots.filter((s) => s.current).length,
       queued: this.queue.length,
       rendered: this.rendered,
@@ -140,6 +177,8 @@ export class RenderPool {
     for (const p of this.queue.splice(0)) p.reject(err);
     await Promise.all(
       this.slots.splice(0).map(async (s) => {
+        s.ending = true;
+        s.idle?.();
         if (s.timer) clearTimeout(s.timer);
         s.current?.reject(err);
         await s.worker.terminate();
@@ -164,8 +203,8 @@ export class RenderPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_URL);
-    const slot: Slot = { worker, ready: false, current: null, timer: null };
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
+    const slot: Slot = { worker, ready: false, current: null, timer: null, idle: null, ending: false };
     this.slots.push(slot);
     worker.on('message', (msg: ResultMessage) => this.onMessage(slot, msg));
     worker.on('error', (e) => this.onExit(slot, e));
@@ -199,6 +238,8 @@ export class RenderPool {
     const i = this.slots.indexOf(slot);
     if (i < 0) return;
     this.slots.splice(i, 1);
+    slot.idle?.();
+    slot.idle = null;
     if (slot.timer) clearTimeout(slot.timer);
     if (slot.current) slot.current.reject(e instanceof RenderFailedError ? e : new RenderFailedError(e.message));
     if (this.closed) return;
@@ -216,9 +257,23 @@ export class RenderPool {
   private next(slot: Slot): void {
     const p = this.queue.shift();
     if (p) this.dispatch(slot, p);
+    else if (!slot.idle && !slot.ending) slot.idle = this.schedule(this.idleMs, () => this.endIdle(slot));
+  }
+
+  /** Ends a worker that stayed idle (a picture asked for later starts one again). */
+  private endIdle(slot: Slot): void {
+    slot.idle = null;
+    if (slot.current || slot.ending || this.closed) return;
+    slot.ending = true;
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    this.ended++;
+    void slot.worker.terminate();
   }
 
   private dispatch(slot: Slot, p: Pending): void {
+    slot.idle?.();
+    slot.idle = null;
     slot.current = p;
     slot.timer = setTimeout(() => {
       this.logger?.error({ kind: p.job.kind, option: p.job.option }, 'render timed out; restarting its worker');
