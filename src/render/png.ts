@@ -23,21 +23,45 @@
  * row costs libpng five trial filterings per row and, here, makes the file larger, not smaller.
  * Without row filters zlib 6 is both the smallest and under a third of Skia's time; truecolour
  * stays lossless (test/render-images.test.ts compares the decoded pixels with the canvas's).
+ * Palettes through sharp in the same run (card / trophy chart):
  *   sharp palette (libimagequant effort 1, no dither), quality 100   117 ms 73 KB  /  195 ms  56 KB
  *   the same, quality 80                                                  —        /   80–126 ms 44 KB
  *   the same, quality 50 (banding, the green "+99" turns olive)           —        /   60 ms 36 KB
  *
  * Pictures with art, gradients and emoji keep every colour: truecolour at zlib 6 without row
  * filters is 13–16 % smaller than Skia's file in under a third of its time (measured below).
+ *
  * Charts are flat areas and lines over the backdrop and must stay under 100 KB (every byte goes to
- * Discord with each reply): a palette at quality 80 without dithering shows no difference one can
- * see and makes them ~45 KB, in 0.65–4.4× Skia's time on the busy machine (bench:render,
- * 2026-11-24 02:33 UTC; quality 100 took twice as long for 56 KB).
- * It is lossy: on the player trophy chart (2026-11-24 02:34 UTC) 92 % of pixels moved, by 1.7 of
- * 255 on average and at most 56 on one channel (anti-aliased edges); the same chart in truecolour
- * at zlib 6 without row filters was 139 KB in 20 ms (Skia: 160 KB in 106 ms), over the 100 KB bound.
+ * Discord with each reply); truecolour does not get there (the trophy chart: 139 KB at zlib 6
+ * without row filters, 20 ms; Skia: 160 KB in 106 ms), a palette of ≤ 256 colours does. Through
+ * sharp, libimagequant (effort 1, no dither, quality 80) made them ~45 KB but took 0.65–4.4× Skia's
+ * time (bench:render, 2026-11-24 02:33 UTC): its quantiser works on every pixel, and at quality 100
+ * twice as long. A chart has only ~2,300 colours once its channels are cut to 6 bits, so the colours
+ * are now chosen on those bins in this thread (palette.ts: a variance-based median cut, no
+ * dithering) and the indices deflated by Node's zlib. On 2026-11-24 03:35 UTC (load 19–24; medians
+ * of 7–9 in one thread, the trophy chart 1200×675 and the activity chart):
+ *
+ *   Skia's default                                        55–135 ms  160 / 171 KB
+ *   libimagequant through sharp, quality 80, zlib 6      233 / 251 ms  45 / 46 KB
+ *   palette.ts (256 colours): choosing and mapping            13–15 ms
+ *     + zlib 6                                               10–25 ms  53 / 56 KB
+ *     + zlib 4                                               11–15 ms  63 / 65 KB
+ *     + zlib 3                                                4–8 ms   62 / 66 KB   ← chosen
+ *     + zlib 1                                                2–7 ms   71 / 74 KB
+ *     + zlib 9                                             100–260 ms  46 / 50 KB
+ *   palette.ts, 128 colours, zlib 3                           4–5 ms   55 / 57 KB (more banding)
+ *
+ * zlib 3 is the last level of its fast matcher (levels 4+ use lazy matching, twice the time for
+ * ~2 % fewer bytes here). The result is a little larger than libimagequant's (58–68 KB against
+ * 41–51 KB at 1200×675, a third of Skia's) and closer to the canvas: on every reference chart
+ * (test/fixtures/render/reference, English, Russian and Japanese) pixelmatch at threshold 0.1 finds
+ * no differing pixel against the canvas (libimagequant: up to 38), pixels move by 0.6–0.8 of 255
+ * on average (libimagequant 1.0–1.2) and at most 27 on one channel (libimagequant up to 76, on
+ * anti-aliased edges); test/render-palette.test.ts holds this.
  */
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+import { indexColours } from './palette.ts';
 
 // One render worker encodes one picture at a time: libvips needs no threads of its own on the
 // machine's other core, and its operation cache would only hold pixels that are never asked again.
@@ -48,8 +72,39 @@ export type PngStyle = 'truecolour' | 'palette';
 
 /** An opaque RGBA canvas (what @napi-rs/canvas hands over) → PNG bytes. */
 export async function encodePng(rgba: Uint8Array, width: number, height: number, style: PngStyle): Promise<Buffer> {
+  if (style === 'palette') return encodeIndexed(rgba, width, height);
   const pixels = sharp(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), { raw: { width, height, channels: 4 } }).removeAlpha();
-  return style === 'palette'
-    ? pixels.png({ palette: true, quality: 80, effort: 1, dither: 0, compressionLevel: 6 }).toBuffer()
-    : pixels.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+  return pixels.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+}
+
+/** zlib level of indexed pictures: 3 is zlib's fastest matcher at its fullest (see the table above). */
+const INDEXED_LEVEL = 3;
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
+function chunk(type: 'IHDR' | 'PLTE' | 'IDAT' | 'IEND', data: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'latin1');
+  out.set(data, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  return out;
+}
+
+/** An indexed PNG (colour type 3, 8 bits): at most 256 colours (palette.ts), rows unfiltered, deflated by zlib. */
+export function encodeIndexed(rgba: Uint8Array, width: number, height: number): Buffer {
+  const { palette, rows } = indexColours(rgba, width, height);
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bits per index
+  header[9] = 3; // colour type: palette
+  // compression, filter method and interlace: 0
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('PLTE', palette),
+    chunk('IDAT', deflateSync(rows, { level: INDEXED_LEVEL })),
+    chunk('IEND', new Uint8Array(0)),
+  ]);
 }
