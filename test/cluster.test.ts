@@ -38,7 +38,7 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
       // Workers: a poll the test holds back at the sim must not time out meanwhile (the timeout also
       // bounds how long a dead worker's single-flight claim holds the others back), and the jobs of a
       // killed worker are taken over within seconds (POLL_JOB_LOCK_SECONDS, as an operator may set it).
-      envOf: (role): Record<string, string> => (role === 'worker' ? { UPSTREAM_TIMEOUT_MS: '30000', POLL_JOB_LOCK_SECONDS: '3' } : {}),
+      envOf: (role): Record<string, string> => (role === 'worker' ? { UPSTREAM_TIMEOUT_MS: '30000', POLL_JOB_LOCK_SECONDS: '10' } : {}),
     });
   }, START_GUARD_MS);
 

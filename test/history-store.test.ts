@@ -119,6 +119,34 @@ describe('schema', () => {
     }
   });
 
+  it.runIf(backend.name === 'postgres')('runs again a transaction the server chose as a deadlock victim: both writers commit', async () => {
+    const where = backend.fresh() as { url: string; schema: string };
+    // two stores, as two processes: one store runs its transactions one after another
+    const db = await Postgres.open(where.url, { schema: where.schema });
+    const other = await Postgres.open(where.url, { schema: where.schema });
+    try {
+      await db.exec('CREATE TABLE pair (id INTEGER PRIMARY KEY, v INTEGER NOT NULL); INSERT INTO pair VALUES (1, 0), (2, 0);');
+      // Each holds one row and then wants the other's: the server aborts one of them (40P01).
+      let arrived = 0;
+      let bothHold!: () => void;
+      const holding = new Promise<void>((r) => (bothHold = r));
+      let firstRuns = 0;
+      const writer = (on: Postgres, first: number, second: number) =>
+        on.transaction(async (tx) => {
+          await tx.run('UPDATE pair SET v = v + 1 WHERE id = ?', [first]);
+          if (firstRuns++ < 2 && ++arrived === 2) bothHold();
+          if (firstRuns <= 2) await holding;
+          await tx.run('UPDATE pair SET v = v + 1 WHERE id = ?', [second]);
+        });
+      await Promise.all([writer(db, 1, 2), writer(other, 2, 1)]);
+      expect(firstRuns).toBeGreaterThan(2); // one of them ran again
+      expect(await db.all('SELECT id, v FROM pair ORDER BY id')).toEqual([{ id: 1, v: 2 }, { id: 2, v: 2 }]);
+    } finally {
+      await db.close();
+      await other.close();
+    }
+  });
+
   it.runIf(backend.name === 'postgres')('upgrades a PostgreSQL store of version 3: names recorded before are found by word and substring', async () => {
     const where = backend.fresh() as { url: string; schema: string };
     const db = await Postgres.open(where.url, { schema: where.schema });

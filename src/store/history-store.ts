@@ -586,7 +586,8 @@ export class HistoryStore {
       db,
       'INSERT INTO map (id, name, mode, first_seen, last_active)',
       5,
-      [...merged.values()],
+      // in id order: concurrent writers lock the rows in one order and do not deadlock
+      [...merged.values()].sort((a, b) => (a[0] as number) - (b[0] as number)),
       `ON CONFLICT (id) DO UPDATE SET name = coalesce(excluded.name, map.name), mode = coalesce(excluded.mode, map.mode),
          first_seen = ${lesser('map.first_seen', 'excluded.first_seen')}, last_active = ${greater('map.last_active', 'excluded.last_active')}`,
     );

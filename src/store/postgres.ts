@@ -67,6 +67,27 @@ export const pgSchemaLock = async (tx: SqlDb): Promise<void> => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Codes with which the server rolls back a transaction that conflicted with another one
+ * (deadlock_detected, serialization_failure): running it again is the documented remedy. Two
+ * workers of a cluster recording battles of the same maps at once can meet this way.
+ */
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+const CONFLICT_ATTEMPTS = 5;
+
+async function retryConflicts<T>(once: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (!code || !CONFLICT_CODES.has(code) || attempt >= CONFLICT_ATTEMPTS) throw err;
+      // a random pause, so the two transactions that met do not meet again in step
+      await sleep(10 + Math.random() * 40 * attempt);
+    }
+  }
+}
+
 function wrap(err: unknown, sql?: string): StoreError {
   const e = err as Error & { code?: string };
   const where = sql ? ` (in: ${sql.slice(0, 120).replace(/\s+/g, ' ')})` : '';
@@ -235,10 +256,8 @@ export class Postgres extends Statements implements SqlPool {
         client.release(broken instanceof StoreUnavailableError ? (broken as Error) : undefined);
       }
     };
-    const p = this.txTail.then(
-      () => this.retrying(once),
-      () => this.retrying(once),
-    );
+    const run = () => this.retrying(() => retryConflicts(once));
+    const p = this.txTail.then(run, run);
     this.txTail = p.catch(() => {});
     return p;
   }
