@@ -45,10 +45,25 @@ function eventsName(f: Pick<Feed, 'events' | 'pushTrophies'>, fmt: Format): stri
   return f.events.includes('push') && f.pushTrophies ? `${base} + ${fmt.t('feed.pushOver', { n: f.pushTrophies })}` : base;
 }
 
-function feedLine(f: Feed, fmt: Format): string {
+/** What the admin can do about a feed's problem, and when it is tried again. */
+function fixText(f: Feed, dueAt: number, fmt: Format): string {
+  const when = fmt.relative(dueAt);
+  switch (f.problem) {
+    case 'board.problem.channelDeleted':
+      return `${fmt.t('feed.fix.deleted')} ${fmt.t('feed.retry', { when })}`;
+    case 'board.problem.channelHidden':
+    case 'board.problem.permissions':
+    case 'board.problem.missing':
+      return fmt.t('feed.fix.channel', { when });
+    default:
+      return fmt.t('feed.retry', { when });
+  }
+}
+
+function feedLine(f: Feed, dueAt: number, fmt: Format): string {
   const problem = problemText(f, fmt);
   const state = problem
-    ? `⚠️ ${problem}`
+    ? `⚠️ ${problem} ${fixText(f, dueAt, fmt)}`
     : f.lastPostAt
       ? `✅ ${fmt.t('feed.lastPost', { when: fmt.relative(f.lastPostAt) })}`
       : `⏳ ${fmt.t('feed.nothingYet')}`;
@@ -93,7 +108,7 @@ async function run(a: Args, ctx: CommandContext): Promise<ReplyView> {
           {
             title: fmt.t('feed.list.title'),
             color: Colour.info,
-            description: list.length ? list.map((f) => feedLine(f, fmt)).join('\n\n') : `_${fmt.t('feed.list.none')}_`,
+            description: list.length ? list.map((f) => feedLine(f, feeds.dueAt(f), fmt)).join('\n\n') : `_${fmt.t('feed.list.none')}_`,
             footer: { text: fmt.t(ctx.premium.keyed ? 'feed.list.footerKeyed' : 'feed.list.footer', { n: list.length, max }) },
           },
         ],

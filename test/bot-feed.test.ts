@@ -341,13 +341,19 @@ describe('delivery', () => {
       const r = await bot.services.feeds.tick();
       expect(r.failed).toBe(2);
       const list = h.fake.answer(await admin('/feed list', g)).embeds[0]!.description!;
-      expect(list).toContain('⚠️ The channel was deleted.');
-      expect(list).toContain(`⚠️ The bot is missing Send Messages in <#${ch.id}>.`);
+      // What is wrong, what the admin can do about it, and when it is tried again.
+      const retryAt = `<t:${Math.floor((w.now() + 60_000) / 1000)}:R>`;
+      expect(list).toContain(`⚠️ The channel was deleted. Remove it with \`/feed remove\` and create it again in another channel. Next try ${retryAt}.`);
+      expect(list).toContain(`⚠️ The bot is missing Send Messages in <#${ch.id}>. Once the bot may post there again, it posts what it missed. Next check ${retryAt}.`);
 
-      // Not tried again before its backoff; then again, and again later after each failure.
+      // Not tried again before its backoff; then again (the channel checked first: no post is
+      // attempted while it is still broken), and again later after each failure.
       expect((await bot.services.feeds.tick()).feeds).toBe(0);
       w.clock.advance(61_000);
+      const posts = () => h.fake.requests.filter((q) => q.method === 'POST' && (q.route === `/channels/${ch.id}/messages` || q.route === `/channels/${gone.id}/messages`)).length;
+      const postsBefore = posts();
       expect((await bot.services.feeds.tick()).failed).toBe(2);
+      expect(posts()).toBe(postsBefore);
       w.clock.advance(61_000);
       expect((await bot.services.feeds.tick()).feeds).toBe(0);
 

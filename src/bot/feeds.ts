@@ -13,7 +13,9 @@
  *   one poll are always cut into the same messages (feedMessages), so a retry carries the same
  *   nonces.
  * - A broken channel (deleted, hidden, permissions taken) is marked with its problem for
- *   `/feed list` and retried later and later (as boards are); the cursor waits, nothing is lost.
+ *   `/feed list` (with what the admin can do about it) and retried later and later (as boards
+ *   are): each retry first checks the channel, so a fixed one loses its mark even when nothing new
+ *   is to be posted; the cursor waits, nothing is lost.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type Keyv from 'keyv';
@@ -28,6 +30,7 @@ import { UserError } from './errors.ts';
 import { format } from './format.ts';
 import { track } from './history-views.ts';
 import { apiCode, boardLanguage, checkChannel, describePostFailure, missingPermissionsProblem, type BoardProblem, type ChannelPoster } from './leaderboards.ts';
+import { missingBoardPermissions } from './permissions.ts';
 import { renderView } from './render.ts';
 import { KeyedQueue } from './serial.ts';
 import type { GuildSettingsStore, Premium } from './settings.ts';
@@ -278,6 +281,7 @@ export class Feeds {
       // Read again under the lease: another process may have moved the cursor since the list.
       const feed = await this.deps.store.get(seen.guildId, seen.id);
       if (!feed) return;
+      if (feed.failures > 0 && !(await this.channelWorks(poster, feed, report))) return;
       let changes: ClubChange[];
       try {
         const push = feed.events.includes('push') && feed.pushTrophies ? { pushTrophies: feed.pushTrophies } : {};
@@ -318,6 +322,35 @@ export class Feeds {
     } finally {
       await lease.release();
     }
+  }
+
+  /**
+   * A feed tried again after a failure: whether the bot may post in its channel now. When it may,
+   * the mark goes at once (even with nothing new to post); when not, the failure is recorded again
+   * with what is wrong now, and the wait doubles.
+   */
+  private async channelWorks(poster: ChannelPoster, feed: Feed, report: FeedRunReport): Promise<boolean> {
+    const perms = await poster.botPermissions(feed.guildId, feed.channelId).catch(() => null);
+    let problem: BoardProblem | null = null;
+    if (perms === null) {
+      // Deleted or hidden: Discord answers both the same way; the post that failed said which.
+      problem = { key: feed.problem === 'board.problem.channelDeleted' ? 'board.problem.channelDeleted' : 'board.problem.channelHidden' };
+    } else {
+      const missing = missingBoardPermissions(perms);
+      if (missing.length) problem = { key: 'board.problem.missing', values: { missing: missing.join(', '), channel: `<#${feed.channelId}>` } };
+    }
+    if (problem) {
+      await this.failed(feed, problem);
+      report.failed++;
+      return false;
+    }
+    await this.deps.store.update(feed.guildId, feed.id, (f) => {
+      f.failures = 0;
+      delete f.problem;
+      delete f.problemValues;
+    });
+    feed.failures = 0;
+    return true;
   }
 
   private async advance(feed: Feed, last: ClubEventPosition, posted: boolean): Promise<void> {
