@@ -4,9 +4,11 @@
  * Zipf distribution (s = 1) over 500 tags of the simulated world: 95 % JSON (profile 70 %, battle
  * log 25 %), 5 % pictures (the profile card, or brawler grids 4/8/9). Prints the process's RSS
  * (render worker threads included: they live in the same process) at start, every 30 s, at 60 s
- * and at 180 s, and the peak, with the requests answered.
+ * and at 180 s, and the peak, with the requests answered; then, with no requests, RSS once the
+ * render workers have been idle long enough to be ended (--idle seconds after the load, default 75;
+ * the pool ends a worker idle for 60 s).
  *
- *   npm run bench:memory [-- --seconds 180 --clients 16 --tags 500]
+ *   npm run bench:memory [-- --seconds 180 --clients 16 --tags 500 --idle 75]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -19,11 +21,13 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '180' },
     clients: { type: 'string', default: '16' },
     tags: { type: 'string', default: '500' },
+    idle: { type: 'string', default: '75' },
   },
 });
 const seconds = Number(values.seconds);
 const clients = Number(values.clients);
 const tagCount = Number(values.tags);
+const idleSeconds = Number(values.idle);
 
 // the world npm start simulates by default (SIM_SEED starr, 5,000 players, 500 clubs)
 const world = new World({ seed: 'starr', players: 5000, clubs: 500 });
@@ -118,6 +122,11 @@ const parts = metrics
     return `${labels} ${(Number(value) / 2 ** 20).toFixed(0)}`;
   });
 console.log(`held, MB: ${parts.join(', ')}`);
+if (idleSeconds > 0) {
+  await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+  const workers = /^starr_render_workers (\d+)/m.exec(await (await fetch(`${service.base}/metrics`)).text())?.[1];
+  console.log(`idle ${idleSeconds} s after the load: RSS ${mb().toFixed(0)} MB${workers === undefined ? '' : `, ${workers} render workers running`}`);
+}
 console.log(`${done} requests; statuses ${[...statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 await dispatcher.close();
 await service.stop();

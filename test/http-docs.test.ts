@@ -134,6 +134,8 @@ describe('health and metrics', () => {
     // the profile (about 60 KB as JSON) is in the answers' cache, the picture in the pictures'
     expect(value(/^starr_cache_memory_bytes\{cache="answers"\} (\d+)$/m)).toBeGreaterThan(50_000);
     expect(value(/^starr_cache_memory_bytes\{cache="pictures"\} (\d+)$/m)).toBe(picture.body.length);
+    // the worker that drew it is still running (it is ended after 60 s without a picture)
+    expect(value(/^starr_render_workers (\d+)$/m)).toBe(1);
   });
 
   it('/healthz says the process is alive, which upstream and store it uses', async () => {

@@ -205,6 +205,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       });
       return out;
     });
+    metrics.gauge('starr_render_workers', 'Render worker threads running (a worker idle for 60 s is ended, the next picture starts one)', () => pool.stats().workers);
     metrics.gauge('starr_cache_memory_bytes', 'Bytes held by the in-process caches: answers (as JSON, CACHE_MEMORY_MB) and pictures (PNG, RENDER_CACHE_MB)', () => [
       [{ cache: 'answers' }, stats.stats().memoryBytes],
       [{ cache: 'pictures' }, images.cacheStats().bytes],
