@@ -1,6 +1,6 @@
 /**
  * The service as an operator starts it, for benchmarks: what `npm start` runs (package.json's start
- * script: MALLOC_ARENA_MAX=2 node bin/starr.js serve) in its own process with the default settings and log level, its log written to a file,
+ * script: MALLOC_ARENA_MAX=2 and V8 flags, then bin/starr.js serve) in its own process with the default settings and log level, its log written to a file,
  * a fresh DATA_DIR, RATE_LIMIT_FREE raised so a benchmark's load is not refused.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
