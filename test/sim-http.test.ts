@@ -236,6 +236,29 @@ describe('control endpoints', () => {
     expect(sim.log.view().requests).toEqual([]);
   });
 
+  it('GET /_sim/log?atLeast=N answers once N matching requests arrived', async () => {
+    await controlCall('/_sim/log', sim.token, { method: 'DELETE' });
+    const tag = encodeURIComponent(sim.world.playerTag(6));
+    let answered = false;
+    const q = `path=${encodeURIComponent(`/players/${tag}`)}`;
+    const waiting = controlCall(`/_sim/log?${q}&atLeast=2`, sim.token).then((r) => {
+      answered = true;
+      return r;
+    });
+    await call(`/players/${tag}`);
+    await call('/brawlers');
+    // one of two so far: the answer waits (the brawlers request did not match)
+    await controlCall('/_sim/log', sim.token);
+    expect(answered).toBe(false);
+    await call(`/players/${tag}/battlelog`);
+    const r = await waiting;
+    expect(r.status).toBe(200);
+    expect(r.body.requests.map((x: { path: string }) => x.path)).toEqual([`/v1/players/${tag}`, `/v1/players/${tag}/battlelog`]);
+    // already there: at once
+    expect((await controlCall(`/_sim/log?${q}&atLeast=1`, sim.token)).body.requests).toHaveLength(2);
+    expect((await controlCall('/_sim/log?atLeast=x', sim.token)).status).toBe(400);
+  });
+
   it('changes a player profile icon as the player would in the game, and refuses what is not an icon', async () => {
     const tag = sim.world.playerTag(5);
     const path = `/_sim/players/${encodeURIComponent(tag)}/icon`;

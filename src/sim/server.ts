@@ -228,6 +228,9 @@ function pageRequest(url: URL, cap: number): PageRequest {
 
 // ---------------------------------------------------------------- control endpoints
 
+/** Longest a `GET /_sim/log?atLeast=N` waits before answering what is there. */
+const LOG_WAIT_MS = 60_000;
+
 async function control(deps: SimDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const path = url.pathname;
   let body: unknown = undefined;
@@ -254,7 +257,20 @@ async function control(deps: SimDeps, req: IncomingMessage, res: ServerResponse,
   }
   if (path === '/_sim/log') {
     // ?path=… keeps the requests whose path contains it (e.g. /players/)
-    if (req.method === 'GET') return send(res, { status: 200, body: deps.log.view(url.searchParams.get('path') ?? undefined) });
+    // ?atLeast=N waits (at most a minute, or until the caller goes away) until N such requests arrived
+    if (req.method === 'GET') {
+      const contains = url.searchParams.get('path') ?? undefined;
+      const atLeast = url.searchParams.get('atLeast');
+      if (atLeast !== null) {
+        if (!/^\d{1,9}$/.test(atLeast)) return send(res, { status: 400, body: { reason: 'badRequest', message: 'atLeast: expected a whole number of requests' } });
+        const gaveUp = new AbortController();
+        const guard = setTimeout(() => gaveUp.abort(), LOG_WAIT_MS);
+        res.once('close', () => gaveUp.abort());
+        await deps.log.whenAtLeast(contains ?? '', Number(atLeast), gaveUp.signal);
+        clearTimeout(guard);
+      }
+      return send(res, { status: 200, body: deps.log.view(contains) });
+    }
     if (req.method === 'DELETE') return send(res, { status: 200, body: deps.log.reset() });
   }
   const icon = /^\/_sim\/players\/([^/]+)\/icon$/.exec(path);

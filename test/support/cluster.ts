@@ -105,8 +105,11 @@ export interface SimControl {
   /** the token every process uses (bound to loopback, like an official key to its IP) */
   readonly token: string;
   readonly process: ClusterProcess;
-  /** the requests of the official paths it received since the last reset; `contains` filters by path */
-  log(contains?: string): Promise<RequestLogView>;
+  /**
+   * The requests of the official paths it received since the last reset; `contains` filters by
+   * path; `atLeast` waits until that many such requests arrived (the sim answers after a minute anyway).
+   */
+  log(contains?: string, opts?: { atLeast?: number }): Promise<RequestLogView>;
   resetLog(): Promise<void>;
   faults(update: FaultUpdate): Promise<void>;
 }
@@ -351,10 +354,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       url: `${simChild.url}/v1`,
       token,
       process: simChild,
-      async log(contains) {
-        const a = await request(simChild.url, `/_sim/log${contains ? `?path=${encodeURIComponent(contains)}` : ''}`, { headers: auth });
+      async log(contains, opts = {}) {
+        const q = new URLSearchParams({ ...(contains ? { path: contains } : {}), ...(opts.atLeast !== undefined ? { atLeast: String(opts.atLeast) } : {}) });
+        const a = await request(simChild.url, `/_sim/log${q.size ? `?${q}` : ''}`, { headers: auth });
         if (a.status !== 200) throw new Error(`GET /_sim/log answered ${a.status}: ${a.text}`);
-        return a.json as RequestLogView;
+        const view = a.json as RequestLogView;
+        if (opts.atLeast !== undefined && view.requests.length < opts.atLeast) {
+          throw new Error(`the sim got ${view.requests.length} of the ${opts.atLeast} requests${contains ? ` to ${contains}` : ''} waited for`);
+        }
+        return view;
       },
       async resetLog() {
         const a = await request(simChild.url, '/_sim/log', { method: 'DELETE', headers: auth });
