@@ -306,6 +306,14 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     return answer(500, { detail: 'Internal Server Error' });
   }
 
+  // Shutting down (SIGTERM, app.close()), a request under way is answered and its connection then
+  // closed: fastify closes the connections idle at the signal, but a keep-alive connection that
+  // becomes idle only after its last answer would hold the exit for the whole keep-alive timeout
+  // (72 s in the cluster test, whose client honours the server's keep-alive hint).
+  let closing = false;
+  /** Whether an answer closes its connection (both paths): its body unread, or the server shutting down. */
+  const closeAfter = (req: IncomingMessage): boolean => bodyUnread(req) || closing;
+
   // ---------------------------------------------------------------- the fast path (fast-path.ts)
 
   const hot = opts.fastPath !== false && !core.config.TRUST_PROXY && opts.routes !== 'health' ? new HotRoutes() : undefined;
@@ -346,7 +354,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     );
     for (const k in a.headers) headers[k] = a.headers[k]!;
     if (a.body) headers['content-length'] = String(a.body.length);
-    if (bodyUnread(req)) headers.connection = 'close';
+    if (closeAfter(req)) headers.connection = 'close';
     res.writeHead(a.status, headers);
     res.end(a.body);
     finished('GET', route.route, a.status, performance.now() - started, () => route.logUrl, a.cache);
@@ -468,9 +476,13 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   // An answer given before the request body was read (415 on a malformed content type, 404 of a
   // POST somewhere unknown) must close the connection, or the unread body would be parsed as the
-  // next request on it.
+  // next request on it; so must every answer once the server is shutting down (closeAfter).
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (bodyUnread(request.raw)) reply.header('connection', 'close');
+    if (closeAfter(request.raw)) reply.header('connection', 'close');
     done(null, payload);
   });
 
