@@ -193,6 +193,7 @@ export const settings = {
   SHARD_COUNT: setting("Gateway shards of the whole bot (ROLE=bot or all; unset = Discord's recommendation, every shard in this process)", '',
     optionalInt(1, 65_535)),
   SHARD_IDS: setting('Gateway shards this process runs, e.g. 0-3 or 0,2 (needs SHARD_COUNT; unset = all of them)', '', shardIds),
+  BOARD_CHECK_SECONDS: setting('How often a bot process (ROLE=bot or all) looks for leaderboards that are due; each board is still refreshed once per its own interval', '60', int(1, 3600)),
   STARR_SECRET: setting('Secret that encrypts per-server API keys at rest (AES-256-GCM)', '', secret),
 } as const;
 

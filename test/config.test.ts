@@ -23,6 +23,14 @@ describe('config', () => {
     expect(() => loadConfig({ SHARD_COUNT: '2', SHARD_IDS: '1-2' })).toThrow('SHARD_IDS="1-2": shard ids run from 0 to SHARD_COUNT-1 (1); got 2');
   });
 
+  it('reads how often bot processes look for due boards, in whole seconds from 1 to 3600', () => {
+    expect(loadConfig({}).BOARD_CHECK_SECONDS).toBe(60);
+    expect(loadConfig({ BOARD_CHECK_SECONDS: '5' }).BOARD_CHECK_SECONDS).toBe(5);
+    for (const bad of ['0', '1.5', 'soon', '3601']) {
+      expect(() => loadConfig({ BOARD_CHECK_SECONDS: bad })).toThrow(`BOARD_CHECK_SECONDS="${bad}": expected a whole number from 1 to 3600`);
+    }
+  });
+
   it('reads comma-separated tokens and a redis cache URL', () => {
     const cfg = loadConfig({ BRAWLSTARS_API_TOKEN: ' a.b.c , d.e.f ', CACHE_URL: 'redis://127.0.0.1:6379' });
     expect(cfg.BRAWLSTARS_API_TOKEN).toEqual(['a.b.c', 'd.e.f']);

@@ -29,7 +29,7 @@ export interface BotOptions extends RouterOptions {
   shardCount?: number;
   /** the identify throttler's waits (default the wall clock) */
   identifySchedule?: Schedule;
-  /** how often due leaderboards are looked for (default one minute) */
+  /** how often due leaderboards are looked for (default BOARD_CHECK_SECONDS, one minute) */
   boardCheckMs?: number;
   /** connect the gateway when DISCORD_TOKEN is set (default true; false in ROLE=api) */
   gateway?: boolean;
@@ -86,7 +86,7 @@ export async function createBot(core: Core, opts: BotOptions = {}): Promise<Bot>
         });
       }
       if (opts.deliver !== false) {
-        services.boards.start(opts.boardCheckMs);
+        services.boards.start(opts.boardCheckMs ?? core.config.BOARD_CHECK_SECONDS * 1000);
         services.feeds.start(opts.feedCheckMs);
         services.roles.start(opts.roleSyncMs);
       }

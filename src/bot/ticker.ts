@@ -1,7 +1,8 @@
 /**
  * The loop of a scheduled delivery (leaderboards, club feeds, role sync): runs `tick` every
  * `everyMs` until stopped, never two at once (a tick still running when the next is due is
- * skipped), a failure logged and the loop carried on. `stop()` waits for the tick under way.
+ * skipped), a failure logged and the loop carried on; each tick done is logged at debug level.
+ * `stop()` waits for the tick under way.
  */
 import type { Logger } from '../log.ts';
 
@@ -20,6 +21,9 @@ export class Ticker {
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = tick()
+        // At debug level each check says it ran (and what it did): how a test or an operator
+        // sees that a process keeps checking, also when nothing was due.
+        .then((result) => this.logger.debug({ tick: this.what, result }, 'tick done'))
         .catch((e) => this.logger.error({ err: e }, `${this.what} failed`))
         .finally(() => {
           this.running = undefined;
