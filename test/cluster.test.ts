@@ -7,6 +7,7 @@
  * Runs when DATABASE_URL and REDIS_URL are set; under CI=true a missing one fails the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { PollEvents } from './support/poll-events.ts';
 import { clusterUnavailable, startCluster, type Cluster, type ClusterProcess, type LogLine } from './support/cluster.ts';
 import type { FakeDiscord, FakeGuild, InteractionRecord, StoredMessage } from './support/fake-discord.ts';
@@ -38,7 +39,14 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
       // Workers: a poll the test holds back at the sim must not time out meanwhile (the timeout also
       // bounds how long a dead worker's single-flight claim holds the others back), and the jobs of a
       // killed worker are taken over within seconds (POLL_JOB_LOCK_SECONDS, as an operator may set it).
-      envOf: (role): Record<string, string> => (role === 'worker' ? { UPSTREAM_TIMEOUT_MS: '30000', POLL_JOB_LOCK_SECONDS: '10' } : {}),
+      // Bots look for due boards every second (BOARD_CHECK_SECONDS) and log each look at debug
+      // level, so a test sees both processes check several times without waiting minutes.
+      envOf: (role): Record<string, string> =>
+        role === 'worker'
+          ? { UPSTREAM_TIMEOUT_MS: '30000', POLL_JOB_LOCK_SECONDS: '10' }
+          : role === 'bot'
+            ? { BOARD_CHECK_SECONDS: '1', LOG_LEVEL: 'debug' }
+            : {},
     });
   }, START_GUARD_MS);
 
@@ -300,6 +308,147 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
       const back = await fake.settled(fake.slash('/help', { guild: onShard[0]! }));
       expect(back.callbacks).toHaveLength(1);
       await handledOnlyBy(back, c.bot[0]!);
+      expect(fake.identifyRejections).toEqual([]);
+    });
+
+    describe('leaderboards', () => {
+      const INTERVAL_MIN = 30;
+      /** the board of each shard's server, and its message on the fake Discord */
+      const boards: { guild: FakeGuild; id: string; message: StoredMessage }[] = [];
+
+      /** Resolves once `m` has been edited `n` times in all. */
+      function edited(m: StoredMessage, n: number): Promise<void> {
+        return new Promise((resolve) => {
+          const check = () => {
+            if (m.edits < n) return;
+            fake.channelEvents.off('edit', check);
+            resolve();
+          };
+          fake.channelEvents.on('edit', check);
+          check();
+        });
+      }
+
+      /** Waits until bot process `p` has finished `n` more checks of the board schedule (debug log). */
+      async function checks(p: ClusterProcess, n: number): Promise<void> {
+        let from = p.lines.length;
+        for (let k = 0; k < n; k++) {
+          const line = await p.waitForLine((l) => l.msg === 'tick done' && l.json?.tick === 'leaderboard tick', { from });
+          from = p.lines.indexOf(line) + 1;
+        }
+      }
+
+      /**
+       * One interval passes for `board`: its durable record (the server's settings, a row of the
+       * keyv table in PostgreSQL) says it last ran one interval earlier than it did, so it is due now.
+       */
+      async function intervalPasses(board: { guild: FakeGuild; id: string }): Promise<void> {
+        const key = `guilds:guild:${board.guild.id}`;
+        const [row] = await c.sql<{ value: string }>('SELECT value FROM keyv WHERE key = $1', [key]);
+        const stored = JSON.parse(row!.value) as { value: { boards: { id: string; lastRunAt: number }[] } };
+        const b = stored.value.boards.find((x) => x.id === board.id)!;
+        const moved = await c.sql('UPDATE keyv SET value = $2 WHERE key = $1 AND value = $3 RETURNING key', [
+          key,
+          JSON.stringify({ ...stored, value: { ...stored.value, boards: stored.value.boards.map((x) => (x === b ? { ...b, lastRunAt: b.lastRunAt - INTERVAL_MIN * 60_000 } : x)) } }),
+          row!.value,
+        ]);
+        expect(moved).toHaveLength(1);
+      }
+
+      beforeAll(async () => {
+        const clubs = (await c.api[0]!.get('/rankings/global/clubs?limit=2')).json.items as { tag: string }[];
+        for (const [i, guild] of onShard.entries()) {
+          const channel = guild.channels[0]!;
+          const admin = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
+          const made = await fake.settled(fake.slash(`/leaderboard create channel:${channel.id} club:${clubs[i]!.tag} interval:${INTERVAL_MIN}`, { guild, permissions: admin }));
+          expect(fake.answer(made).embeds[0]!.title).toBe('Leaderboard created');
+          const [message, ...more] = fake.channelMessages(channel);
+          expect(more).toEqual([]);
+          const [row] = await c.sql<{ value: string }>('SELECT value FROM keyv WHERE key = $1', [`guilds:guild:${guild.id}`]);
+          const id = (JSON.parse(row!.value).value.boards as { id: string; messageId: string }[]).find((b) => b.messageId === message!.id)!.id;
+          boards.push({ guild, id, message: message! });
+        }
+      });
+
+      it('each board is posted once, then edited exactly once per interval while both bot processes keep checking', async () => {
+        for (const b of boards) expect(b.message.edits).toBe(0);
+        // Nothing is due: several checks of both processes edit nothing.
+        await Promise.all(c.bot.map((p) => checks(p, 3)));
+        expect(boards.map((b) => b.message.edits)).toEqual([0, 0]);
+        for (let round = 1; round <= 2; round++) {
+          for (const b of boards) await intervalPasses(b);
+          await Promise.all(boards.map((b) => edited(b.message, round)));
+          // both processes look again and again: the interval's edit stays the only one
+          await Promise.all(c.bot.map((p) => checks(p, 3)));
+          expect(boards.map((b) => b.message.edits)).toEqual([round, round]);
+        }
+        for (const b of boards) expect(fake.channelMessages(b.guild.channels[0]!)).toEqual([b.message]);
+        expect(fake.rejections).toEqual([]);
+      });
+
+      it("a board due while its server's bot process is down is edited once when the process is back; the other's board meanwhile once", async () => {
+        const [down, up] = boards as [(typeof boards)[0], (typeof boards)[0]];
+        const before = boards.map((b) => b.message.edits);
+        await c.bot[0]!.kill();
+        for (const b of boards) await intervalPasses(b);
+        await edited(up.message, before[1]! + 1);
+        // Discord sends the server of shard 0 to no one now: no process holds it, none edits its board
+        await checks(c.bot[1]!, 3);
+        expect(boards.map((b) => b.message.edits)).toEqual([before[0], before[1]! + 1]);
+
+        await c.bot[0]!.restart();
+        await fake.whenShards([0, 1]);
+        await edited(down.message, before[0]! + 1);
+        await Promise.all(c.bot.map((p) => checks(p, 3)));
+        expect(boards.map((b) => b.message.edits)).toEqual([before[0]! + 1, before[1]! + 1]);
+        expect(fake.rejections).toEqual([]);
+      });
+    });
+
+    it('SIGTERM of an api and a bot process mid-answer: each answers everything it had accepted, exits 0, and restarted serves again', { timeout: 400_000 }, async () => {
+      const api = c.api[1]!;
+      const bot = c.bot[1]!;
+      // clubs no one asked for yet; the game's API holds every club request until the signals are sent
+      const clubs = ((await c.api[0]!.get('/rankings/global/clubs?limit=30')).json.items as { tag: string }[]).map((x) => x.tag).slice(-6);
+      const [forPost, forGateway, ...forGets] = clubs as [string, string, ...string[]];
+      const client = { headers: { 'x-forwarded-for': '203.0.113.30' } };
+      await c.sim.faults({ hang: true, match: '/clubs/%23' });
+      try {
+        const gets = forGets.map((t) => api.fetch(`/clubs/${encodeURIComponent(t)}`, client));
+        const post = fake.commandInteraction(`/club show tag:${forPost} view:members`, { guild: onShard[0]! });
+        const deferred = await fake.post(`${api.url}/interactions`, post);
+        // the HTTP answer is the deferral ("thinking…"); the reply follows once the club is read
+        expect(deferred).toMatchObject({ status: 200, json: { type: 5 } });
+        const viaGateway = fake.slash(`/club show tag:${forGateway} view:members`, { guild: onShard[1]! });
+        // every one is under way: its request is held at the game's API
+        await Promise.all(clubs.map((t) => c.sim.log(`/v1/clubs/${encodeURIComponent(t)}`, { atLeast: 1 })));
+
+        const from = [api.lines.length, bot.lines.length];
+        const stopped = [api.stop('SIGTERM'), bot.stop('SIGTERM')];
+        await Promise.all([api, bot].map((p, i) => p.waitForLine((l) => l.msg === 'shutting down', { from: from[i]! })));
+        await c.sim.faults({ hang: false });
+        for (const exit of await Promise.all(stopped)) expect(exit).toEqual({ code: 0, signal: null });
+
+        const answers = await Promise.all(gets);
+        expect(answers.map((r) => [r.status, r.json?.tag])).toEqual(forGets.map((t) => [200, t]));
+        for (const [rec, tag] of [[post, forPost], [viaGateway, forGateway]] as const) {
+          await fake.settled(rec);
+          expect(rec.callbacks).toHaveLength(1);
+          expect(JSON.stringify(fake.answer(rec).embeds)).toContain(tag);
+        }
+        expect(fake.rejections).toEqual([]);
+      } finally {
+        await c.sim.faults({ hang: false, match: '' });
+      }
+
+      await api.restart();
+      await bot.restart();
+      await fake.whenShards([0, 1]);
+      expect((await api.get('/readyz')).status).toBe(200);
+      expect((await api.fetch(`/clubs/${encodeURIComponent(forGets[0]!)}`, client)).json.tag).toBe(forGets[0]);
+      const back = await fake.settled(fake.slash('/help', { guild: onShard[1]! }));
+      expect(back.callbacks).toHaveLength(1);
+      await handledOnlyBy(back, bot);
       expect(fake.identifyRejections).toEqual([]);
     });
   });

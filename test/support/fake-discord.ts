@@ -195,6 +195,8 @@ export class FakeDiscord {
    * identified connection closes; 'rejected' {shard, code, reason} when an IDENTIFY is refused.
    */
   readonly gatewayEvents = new EventEmitter();
+  /** 'post' and 'edit' (the StoredMessage) for each channel message the bot creates or edits with its token */
+  readonly channelEvents = new EventEmitter();
   /** every accepted IDENTIFY, in order, on Discord's clock */
   readonly identifies: { shard: [number, number]; at: number }[] = [];
   /** IDENTIFYs refused (too early in their bucket, shard out of range) */
@@ -939,6 +941,7 @@ export class FakeDiscord {
       this.applyMessage(msg, data, body.files, false);
       this.messages.set(msg.id, msg);
       if (nonceKey) this.nonces.set(nonceKey, { messageId: msg.id, at: this.now() });
+      this.channelEvents.emit('post', msg);
       return { status: 200, body: msg.json() };
     }
     const msg = this.messages.get(messageId);
@@ -958,6 +961,7 @@ export class FakeDiscord {
     if (problems.length) return INVALID_FORM(problems);
     if (oversizeFiles(meta).length) return discordError(413, RESTJSONErrorCodes.RequestEntityTooLarge, 'Request entity too large');
     this.applyMessage(msg, data, body.files, true);
+    this.channelEvents.emit('edit', msg);
     return { status: 200, body: msg.json() };
   }
 
