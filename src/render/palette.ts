@@ -65,14 +65,16 @@ export function exactPalette(px: Uint32Array, width: number, height: number): In
   return { palette: palette.slice(0, n * 3), rows, exact: true };
 }
 
-// 6 bits per channel: 2^18 bins, reused across calls (a render worker encodes one picture at a time)
-const BITS = 18;
-const BINS = 1 << BITS;
-const count = new Float64Array(BINS);
-const sumR = new Float64Array(BINS);
-const sumG = new Float64Array(BINS);
-const sumB = new Float64Array(BINS);
-const nearest = new Uint8Array(BINS);
+// 6 bits per channel: 2^18 bins
+const BINS = 1 << 18;
+/** Most pixels a canvas may have here: a bin's sum of one channel (pixels × 255) must fit 32 bits. */
+export const MAX_PIXELS = Math.floor(0xffffffff / 255);
+
+/**
+ * Per-bin counts, channel sums and nearest palette entries (4.25 MB), made by the first quantised
+ * picture and reused (a render worker encodes one picture at a time); each call leaves them zeroed.
+ */
+let scratch: { count: Uint32Array; sumR: Uint32Array; sumG: Uint32Array; sumB: Uint32Array; nearest: Uint8Array } | null = null;
 
 /** The bin of an RGBA word: the top 6 bits of red, green and blue. */
 const binOf = (c: number) => ((c & 0xfc) << 10) | ((c & 0xfc00) >>> 4) | ((c & 0xfc0000) >>> 18);
@@ -93,6 +95,9 @@ interface Box {
 /** At most `colours` colours chosen for the canvas (see the file's comment), every pixel mapped to the nearest. */
 export function quantise(px: Uint32Array, width: number, height: number, colours = MAX_COLOURS): Indexed {
   const total = width * height;
+  if (total > MAX_PIXELS) throw new RangeError(`${width}×${height} is more than ${MAX_PIXELS} pixels`);
+  scratch ??= { count: new Uint32Array(BINS), sumR: new Uint32Array(BINS), sumG: new Uint32Array(BINS), sumB: new Uint32Array(BINS), nearest: new Uint8Array(BINS) };
+  const { count, sumR, sumG, sumB, nearest } = scratch;
   const used: number[] = [];
   for (let i = 0; i < total; ) {
     const c = px[i]!;
