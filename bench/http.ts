@@ -175,7 +175,12 @@ async function main(): Promise<void> {
     const line = (name: string, r: Run) =>
       `  ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ` +
       `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req${r.errors ? `  errors/non-2xx ${r.errors}` : ''}`;
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    // of an even number of rounds, the mean of the middle two (not the higher one)
+    const median = (xs: number[]) => {
+      const v = [...xs].sort((a, b) => a - b);
+      const m = Math.floor(v.length / 2);
+      return v.length % 2 === 1 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
+    };
 
     console.log(
       `${new Date().toISOString()}  ${client}${client === 'autocannon' ? ` × ${workers} processes` : ''}, ${connections} connections, ` +

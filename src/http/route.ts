@@ -35,6 +35,9 @@
  * tagParam, countryCodeParam, idParam, emailParam... live in params.ts. Handlers get parsed values
  * (a tag arrives as '#TAG', a country as 'global' or 'US').
  *
+ * A handler takes everything from its context (params, query, auth, headers, core): the fast path
+ * (fast-path.ts) calls it again, without routing or validation, for a URL it answered before.
+ *
  * Replies: `cached(fetched, view?, contentType?)` for data from the core (the view runs once per
  * fetched copy and parameters: its serialized bytes and ETag are memoised, so a cached GET costs a
  * lookup), `json(body, status?)` for uncacheable JSON, `raw(bytes, contentType, opts?)` for
