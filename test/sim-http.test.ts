@@ -281,4 +281,56 @@ describe('control endpoints', () => {
       expect(members.find((m) => m.tag === tag)?.icon.id).toBe(next);
     }
   });
+
+  it('moves a player between clubs and gives roles as the game would; every body agrees, and a refused change changes nothing', async () => {
+    const enc = encodeURIComponent;
+    const playerClub = async (tag: string) => (await call(`/players/${enc(tag)}`)).body.club as { tag?: string };
+    const members = async (club: string) => (await call(`/clubs/${enc(club)}/members`)).body.items as { tag: string; role: string }[];
+    const inClub = async (club: string) => (await call(`/clubs/${enc(club)}`)).body.members as { tag: string; role: string }[];
+    // a member below the president of a big club, and a club with room
+    const from = bigClub();
+    const mover = (await inClub(from)).find((m) => m.role !== 'president')!.tag;
+    let to = '';
+    let full = '';
+    for (let c = 0; c < sim.world.clubCount && (!to || !full); c++) {
+      const n = (sim.world.clubMembers(sim.world.clubTag(c), T0) ?? []).length;
+      if (!to && n < 25 && sim.world.clubTag(c) !== from) to = sim.world.clubTag(c);
+      if (!full && n === 30) full = sim.world.clubTag(c);
+    }
+    expect(to && full).toBeTruthy();
+    const path = `/_sim/players/${enc(mover)}/club`;
+    const post = (body: unknown, token: string | null = sim.token, at = path) => controlCall(at, token, { method: 'POST', body: JSON.stringify(body) });
+
+    // refused: no token, bad bodies, unknown player or club, a full club, the club it is in
+    expect((await post({ club: to }, null)).status).toBe(403);
+    for (const bad of [{}, { club: 5 }, { role: 'president' }, { role: 'boss' }, { club: to, role: 'senior' }]) expect((await post(bad)).status).toBe(400);
+    expect((await post({ club: to }, sim.token, `/_sim/players/${enc('#QQQQQQQQQ')}/club`)).status).toBe(404);
+    expect((await post({ club: '#QQQQQQQQQ' })).status).toBe(404);
+    expect((await post({ club: full })).body.message).toMatch(/full/);
+    expect((await post({ club: from })).status).toBe(400);
+    const president = (await inClub(from)).find((m) => m.role === 'president')!.tag;
+    expect((await post({ role: 'member' }, sim.token, `/_sim/players/${enc(president)}/club`)).status).toBe(400);
+    expect((await playerClub(mover)).tag).toBe(from);
+    expect((await members(from)).map((m) => m.tag)).toContain(mover);
+
+    // promoted in its club
+    const promoted = await post({ role: 'vicePresident' });
+    expect(promoted).toEqual({ status: 200, body: { tag: mover, club: { tag: from, role: 'vicePresident' } } });
+    expect((await members(from)).find((m) => m.tag === mover)?.role).toBe('vicePresident');
+    expect((await inClub(from)).find((m) => m.tag === mover)?.role).toBe('vicePresident');
+
+    // leaves: in no club, on no member list
+    expect(await post({ club: null })).toEqual({ status: 200, body: { tag: mover, club: null } });
+    expect(await playerClub(mover)).toEqual({});
+    expect((await members(from)).map((m) => m.tag)).not.toContain(mover);
+    expect((await post({ role: 'senior' })).status).toBe(400);
+
+    // joins another club as a member
+    const size = (await members(to)).length;
+    expect(await post({ club: to })).toEqual({ status: 200, body: { tag: mover, club: { tag: to, role: 'member' } } });
+    expect((await playerClub(mover)).tag).toBe(to);
+    expect((await members(to)).length).toBe(size + 1);
+    expect((await inClub(to)).find((m) => m.tag === mover)?.role).toBe('member');
+    expect((await members(from)).map((m) => m.tag)).not.toContain(mover);
+  });
 });

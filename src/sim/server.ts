@@ -1,7 +1,8 @@
 /**
  * The HTTP face of the simulated world: the official `/v1` paths with the official bodies, paging,
  * error bodies and authentication (reference/upstream-api.md §17), plus the control endpoints
- * `/_sim/faults`, `/_sim/clock` and `/_sim/players/{tag}/icon` for a standalone server (same bearer
+ * `/_sim/faults`, `/_sim/clock`, `/_sim/players/{tag}/icon` and `/_sim/players/{tag}/club` for a
+ * standalone server (same bearer
  * token).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,7 +13,7 @@ import { FaultUpdate, malform, type Faults } from './faults.ts';
 import { decodeCursor, page, type PageRequest } from './paging.ts';
 import { applyQuirks } from './quirks.ts';
 import type { RequestLog } from './request-log.ts';
-import { RANKING_SIZE, type World } from './world.ts';
+import { CLUB_MEMBER_ROLES, RANKING_SIZE, type ClubMemberRole, type World } from './world.ts';
 import type { Schedule } from '../lib/schedule.ts';
 
 type Json = unknown;
@@ -286,6 +287,30 @@ async function control(deps: SimDeps, req: IncomingMessage, res: ServerResponse,
       return send(res, { status: 400, body: { reason: 'badRequest', message: `${id} is not a profile icon id` } });
     }
     return send(res, { status: 200, body: { tag: deps.world.playerTag(deps.world.playerIndex(tag)!), icon: { id } } });
+  }
+  const club = /^\/_sim\/players\/([^/]+)\/club$/.exec(path);
+  if (club && req.method === 'POST') {
+    // A player joining a club ({"club": "#TAG"}), leaving theirs ({"club": null}) or promoted or
+    // demoted in it ({"role": "senior"}), as in the game (what a club feed reports).
+    const tag = decodeURIComponent(club[1]!);
+    const b = (body ?? {}) as { club?: unknown; role?: unknown };
+    const keys = Object.keys(b);
+    let change: { club: string | null } | { role: ClubMemberRole };
+    if (keys.length === 1 && keys[0] === 'club' && (b.club === null || typeof b.club === 'string')) change = { club: b.club };
+    else if (keys.length === 1 && keys[0] === 'role' && (CLUB_MEMBER_ROLES as readonly unknown[]).includes(b.role)) change = { role: b.role as ClubMemberRole };
+    else {
+      return send(res, {
+        status: 400,
+        body: { reason: 'badRequest', message: `Expected {"club": "#TAG"}, {"club": null} or {"role": ${CLUB_MEMBER_ROLES.map((r) => `"${r}"`).join('|')}}` },
+      });
+    }
+    const now = deps.clock.now();
+    const problem = deps.world.moveMember(tag, change, now);
+    if (problem) return send(res, { status: problem.status, body: { reason: problem.status === 404 ? 'notFound' : 'badRequest', message: problem.message } });
+    const player = deps.world.player(tag, now) as { tag: string; club: { tag?: string } };
+    const clubTag = player.club.tag;
+    const role = clubTag ? (deps.world.clubMembers(clubTag, now) as { tag: string; role: string }[]).find((m) => m.tag === player.tag)?.role : undefined;
+    return send(res, { status: 200, body: { tag: player.tag, club: clubTag ? { tag: clubTag, role } : null } });
   }
   if (path === '/_sim/clock') {
     const state = () => ({ now: deps.clock.now(), iso: new Date(deps.clock.now()).toISOString(), frozen: deps.clock.frozen });

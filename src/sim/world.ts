@@ -16,7 +16,7 @@ import {
   modes,
   nameColors,
 } from './catalogue/index.ts';
-import { ClubLayout } from './clubs.ts';
+import { ClubLayout, MAX_MEMBERS } from './clubs.ts';
 import { activeEvents } from './events.ts';
 import { Lru } from '../lib/lru.ts';
 import {
@@ -46,6 +46,10 @@ export interface WorldOptions {
 
 /** Rankings list at most this many entries, like the official API. */
 export const RANKING_SIZE = 200;
+
+/** The roles a member below the president can have (POST /_sim/players/{tag}/club). */
+export const CLUB_MEMBER_ROLES = ['member', 'senior', 'vicePresident'] as const;
+export type ClubMemberRole = (typeof CLUB_MEMBER_ROLES)[number];
 /** Battle logs keep the 25 newest battles. */
 export const BATTLELOG_SIZE = 25;
 /** How far back a battle log looks for battles. */
@@ -70,6 +74,11 @@ export class World {
   private readonly rankings = new Lru<string, Json[]>(128);
   /** profile icons a player set through the control API (POST /_sim/players/{tag}/icon): they win over the drawn ones */
   private readonly chosenIcons = new Map<number, number>();
+  /**
+   * Club moves made through the control API (POST /_sim/players/{tag}/club): the club a player is
+   * in (-1 = none) and the role given there, winning over the drawn membership at every time.
+   */
+  private readonly chosenClubs = new Map<number, { club: number; role?: ClubMemberRole }>();
 
   constructor(opts: WorldOptions = {}) {
     this.seed = opts.seed ?? 'starr';
@@ -197,7 +206,59 @@ export class World {
 
   /** The club a player is in at a time, or -1. */
   playerClub(i: number, atMs: number): number {
-    return this.layout.memberClub(i, atMs);
+    const chosen = this.chosenClubs.get(i);
+    if (chosen) return chosen.club;
+    const c = this.layout.memberClub(i, atMs);
+    // a drawn member pushed out of a full club by players moved in
+    return c >= 0 && this.chosenClubs.size > 0 && !this.memberIds(c, atMs).includes(i) ? -1 : c;
+  }
+
+  /**
+   * Members of club c at a time, in seniority order (the first is president): the drawn members
+   * without those moved elsewhere, then the players moved in, at most 30.
+   */
+  private memberIds(c: number, atMs: number): number[] {
+    const drawn = this.layout.members(c, atMs);
+    if (this.chosenClubs.size === 0) return drawn;
+    const joined = [...this.chosenClubs].filter(([, v]) => v.club === c).map(([i]) => i);
+    const stay = drawn.filter((i) => !this.chosenClubs.has(i));
+    return [...stay.slice(0, Math.max(0, MAX_MEMBERS - joined.length)), ...joined];
+  }
+
+  /**
+   * A player joining a club, leaving theirs (`club` null) or getting a role in theirs, from now on,
+   * as in the game (tests of club feeds and automatic roles). A join moves them out of their club;
+   * a role applies in the club they are in. Returns a problem, or null when done.
+   */
+  moveMember(
+    tag: string,
+    change: { club: string | null } | { role: ClubMemberRole },
+    atMs: number,
+  ): { status: 400 | 404; message: string } | null {
+    const i = this.playerIndex(tag);
+    if (i === null) return { status: 404, message: `No player ${tag}` };
+    const current = this.playerClub(i, atMs);
+    if ('role' in change) {
+      if (current < 0) return { status: 400, message: 'The player is in no club' };
+      if (this.memberIds(current, atMs)[0] === i) return { status: 400, message: "The club's president keeps that role" };
+      this.chosenClubs.set(i, { club: current, role: change.role });
+      return null;
+    }
+    if (change.club === null) {
+      this.chosenClubs.set(i, { club: -1 });
+      return null;
+    }
+    const c = this.clubIndex(change.club);
+    if (c === null) return { status: 404, message: `No club ${change.club}` };
+    if (c === current) return { status: 400, message: 'The player is in that club already' };
+    if (this.memberIds(c, atMs).length >= MAX_MEMBERS) return { status: 400, message: `The club is full (${MAX_MEMBERS} members)` };
+    // a newcomer starts as a member, as in the game
+    this.chosenClubs.set(i, { club: c, role: 'member' });
+    return null;
+  }
+
+  private memberRole(i: number, atMs: number): string {
+    return this.chosenClubs.get(i)?.role ?? this.layout.role(i, atMs);
   }
 
   /** GET /players/{tag}; null when the tag is unknown. */
@@ -354,11 +415,11 @@ export class World {
 
   /** Member bodies of club c at a time, sorted by trophies (descending), like the API. */
   private memberBodies(c: number, atMs: number): Json[] {
-    const ids = this.layout.members(c, atMs);
+    const ids = this.memberIds(c, atMs);
     const rows = ids.map((i, pos) => ({
       i,
       trophies: this.trophies(i, atMs),
-      role: pos === 0 ? 'president' : this.layout.role(i, atMs),
+      role: pos === 0 ? 'president' : this.memberRole(i, atMs),
     }));
     rows.sort((a, b) => b.trophies - a.trophies || a.i - b.i);
     return rows.map((r) => ({
@@ -503,11 +564,12 @@ export class World {
         // Candidates get weaker club by club, so once even 30 copies of a club's strongest possible
         // member cannot reach the 200th club, no later club can either.
         const first = this.layout.strongestCandidate(c);
-        if (best.length >= RANKING_SIZE && first >= 0) {
+        // (the bound holds for drawn members only: with players moved between clubs every club is looked at)
+        if (best.length >= RANKING_SIZE && first >= 0 && this.chosenClubs.size === 0) {
           const S = this.baseOf(first);
           if (30 * (S + trophyBound(S)) < floor) break;
         }
-        const members = this.layout.members(c, t);
+        const members = this.memberIds(c, t);
         // Exact trophies only for clubs whose members could reach the 200th club at all.
         if (best.length >= RANKING_SIZE) {
           const cap = members.reduce((a, i) => a + this.baseOf(i) + trophyBound(this.baseOf(i)), 0);
