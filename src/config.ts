@@ -194,6 +194,7 @@ export const settings = {
     optionalInt(1, 65_535)),
   SHARD_IDS: setting('Gateway shards this process runs, e.g. 0-3 or 0,2 (needs SHARD_COUNT; unset = all of them)', '', shardIds),
   BOARD_CHECK_SECONDS: setting('How often a bot process (ROLE=bot or all) looks for leaderboards that are due; each board is still refreshed once per its own interval', '60', int(1, 3600)),
+  FEED_CHECK_SECONDS: setting('How often a bot process (ROLE=bot or all) looks for club changes its feeds have not posted yet; each change is still posted once', '60', int(1, 3600)),
   STARR_SECRET: setting('Secret that encrypts per-server API keys at rest (AES-256-GCM)', '', secret),
 } as const;
 

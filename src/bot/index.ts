@@ -33,7 +33,7 @@ export interface BotOptions extends RouterOptions {
   boardCheckMs?: number;
   /** connect the gateway when DISCORD_TOKEN is set (default true; false in ROLE=api) */
   gateway?: boolean;
-  /** how often club feeds look for new changes (default one minute) */
+  /** how often club feeds look for new changes (default FEED_CHECK_SECONDS, one minute) */
   feedCheckMs?: number;
   /** deliver scheduled work: leaderboards, club feeds and automatic roles (default true; false in ROLE=api) */
   deliver?: boolean;
@@ -87,7 +87,7 @@ export async function createBot(core: Core, opts: BotOptions = {}): Promise<Bot>
       }
       if (opts.deliver !== false) {
         services.boards.start(opts.boardCheckMs ?? core.config.BOARD_CHECK_SECONDS * 1000);
-        services.feeds.start(opts.feedCheckMs);
+        services.feeds.start(opts.feedCheckMs ?? core.config.FEED_CHECK_SECONDS * 1000);
         services.roles.start(opts.roleSyncMs);
       }
     },
