@@ -122,6 +122,16 @@ const parts = metrics
     return `${labels} ${(Number(value) / 2 ** 20).toFixed(0)}`;
   });
 console.log(`held, MB: ${parts.join(', ')}`);
+// what the heap's settings cost the event loop: the main thread's collections during the run
+const gcValue = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? NaN);
+const gcLine = ['major', 'minor']
+  .map((kind) => {
+    const n = gcValue(new RegExp(`^starr_gc_pauses_total\\{kind="${kind}"\\} (\\S+)$`, 'm'));
+    const total = gcValue(new RegExp(`^starr_gc_pause_seconds_total\\{kind="${kind}"\\} (\\S+)$`, 'm'));
+    return `${kind} ${n} (${(total * 1000).toFixed(0)} ms)`;
+  })
+  .join(', ');
+console.log(`main thread's collections since start: ${gcLine}; longest major pause ${(gcValue(/^starr_gc_longest_major_pause_seconds (\S+)$/m) * 1000).toFixed(1)} ms`);
 if (idleSeconds > 0) {
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const workers = /^starr_render_workers (\d+)/m.exec(await (await fetch(`${service.base}/metrics`)).text())?.[1];

@@ -136,6 +136,9 @@ describe('health and metrics', () => {
     expect(value(/^starr_cache_memory_bytes\{cache="pictures"\} (\d+)$/m)).toBe(picture.body.length);
     // the worker that drew it is still running (it is ended after 60 s without a picture)
     expect(value(/^starr_render_workers (\d+)$/m)).toBe(1);
+    // the main thread's collections, counted as they happen (the service has collected garbage by now)
+    expect(value(/^starr_gc_pauses_total\{kind="minor"\} (\d+)$/m)).toBeGreaterThan(0);
+    expect(value(/^starr_gc_pause_seconds_total\{kind="minor"\} (\S+)$/m)).toBeGreaterThan(0);
   });
 
   it('/healthz says the process is alive, which upstream and store it uses', async () => {

@@ -8,6 +8,7 @@
  * everything else is built exactly as in production.
  */
 import { existsSync } from 'node:fs';
+import { constants as perf, PerformanceObserver, type EntryType } from 'node:perf_hooks';
 import { cacheUrl, durableUrl, usesSimulator, type Config } from '../config.ts';
 import { MetricsRegistry, upstreamAttemptRecorder } from '../http/metrics.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -205,6 +206,23 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       });
       return out;
     });
+    // What the heap's settings cost (npm start's --heap-growing-percent, --max-semi-space-size): the
+    // main thread's collections and their pauses, by kind.
+    const gcCount = metrics.counter('starr_gc_pauses_total', "The main thread's garbage collections by kind (minor, major)");
+    const gcTime = metrics.counter('starr_gc_pause_seconds_total', "The main thread's time paused in garbage collection, by kind");
+    let longestMajor = 0;
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const k = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+        const kind = k === perf.NODE_PERFORMANCE_GC_MAJOR ? 'major' : k === perf.NODE_PERFORMANCE_GC_MINOR ? 'minor' : 'other';
+        gcCount.inc({ kind });
+        gcTime.inc({ kind }, e.duration / 1000);
+        if (kind === 'major') longestMajor = Math.max(longestMajor, e.duration / 1000);
+      }
+    });
+    gcObserver.observe({ entryTypes: ['gc' as EntryType] });
+    closers.push(async () => gcObserver.disconnect());
+    metrics.gauge('starr_gc_longest_major_pause_seconds', "The main thread's longest pause in a major collection since start", () => longestMajor);
     metrics.gauge('starr_render_workers', 'Render worker threads running (a worker idle for 60 s is ended, the next picture starts one)', () => pool.stats().workers);
     metrics.gauge('starr_cache_memory_bytes', 'Bytes held by the in-process caches: answers (as JSON, CACHE_MEMORY_MB) and pictures (PNG, RENDER_CACHE_MB)', () => [
       [{ cache: 'answers' }, stats.stats().memoryBytes],
