@@ -51,8 +51,8 @@
  *     + zlib 9                                             100–260 ms  46 / 50 KB
  *   palette.ts, 128 colours, zlib 3                           4–5 ms   55 / 57 KB (more banding)
  *
- * zlib 3 is the last level of its fast matcher (levels 4+ use lazy matching, twice the time for
- * ~2 % fewer bytes here). The result is a little larger than libimagequant's (58–68 KB against
+ * zlib 3 is the last level of its fast matcher (levels 4+ use lazy matching: level 4 took 2–3×
+ * the time for no fewer bytes, level 6 2–4× the time for 15 % fewer). The result is a little larger than libimagequant's (58–68 KB against
  * 41–51 KB at 1200×675, a third of Skia's) and closer to the canvas: on every reference chart
  * (test/fixtures/render/reference, English, Russian and Japanese) pixelmatch at threshold 0.1 finds
  * no differing pixel against the canvas (libimagequant: up to 38), pixels move by 0.6–0.8 of 255
