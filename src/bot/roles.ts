@@ -12,9 +12,15 @@
  *   /roles sync.
  * - Calls are paced: one at a time per server, a few servers at a time, and discord.js's REST queue
  *   keeps each route within Discord's rate-limit headers.
- * - The scheduled sync runs once per period across processes (core.coordination claims); between
- *   periods it asks Discord about a member only when what they should have changed since the last
- *   run (the first run asks about everyone), so a quiet server costs no Discord calls.
+ * - The scheduled sync runs once per period across processes (core.coordination claims) and
+ *   follows what the poller recorded since the previous pass: linked accounts whose state changed
+ *   (found through their `link:<member>` pins) and joins, leaves and club role changes of the rule
+ *   clubs. Only those members are worked out, and Discord is asked about one only when what they
+ *   should have differs from what the last sync gave them (RoleState, durable, per server), so a
+ *   quiet server costs no Discord call, before or after a restart.
+ * - Each server is also reconciled (every member compared with Discord, a managed role removed by
+ *   hand put back) once per ROLE_RECONCILE_MS in its own slot; rule changes make the next pass a
+ *   reconciliation. A sync works a page of members at a time.
  */
 import { randomBytes } from 'node:crypto';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
