@@ -90,6 +90,7 @@ export async function startApp(config: Config, opts: { listen?: boolean; logger?
           history: opened.history,
           redis,
           lockMs: config.POLL_JOB_LOCK_SECONDS * 1000,
+          scanMs: config.POLL_SCAN_SECONDS * 1000,
           ...(backfill ? { backfill } : {}),
           logger: logger.child({ component: 'poll-queue' }),
           metrics: opened.metrics,

@@ -182,6 +182,7 @@ export const settings = {
     'US,BR,MX,DE,FR,ES,IT,RU,TR,KR,JP,GB', countries),
   HISTORY_DAYS: setting('Days of history kept before pruning', '365', int(1, 36_500)),
   POLLER: setting('Run the background poller in this process', 'true', bool),
+  POLL_SCAN_SECONDS: setting('With REDIS_URL (polls as jobs): the longest a worker waits between two looks at the durable poll schedule; it looks sooner when the next poll it knows of is due sooner, so a poll made due from outside (another process, an operator) is found at most this late', '60', int(1, 3600)),
   POLL_JOB_LOCK_SECONDS: setting('With REDIS_URL (polls as jobs): seconds a worker holds a running poll job between renewals; a job whose worker died is taken over by another worker within about twice this', '30', int(1, 3600)),
   ASSET_CDN_URL: setting('Base URL of a brawler/icon art CDN (unset = drawn art only)', '',
     url(['https', 'http'], true)),

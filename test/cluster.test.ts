@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PermissionFlagsBits } from 'discord-api-types/v10';
 import { PollEvents } from './support/poll-events.ts';
 import { clusterUnavailable, startCluster, type Cluster, type ClusterProcess, type LogLine } from './support/cluster.ts';
-import type { FakeDiscord, FakeGuild, InteractionRecord, StoredMessage } from './support/fake-discord.ts';
+import type { FakeChannel, FakeDiscord, FakeGuild, InteractionRecord, StoredMessage } from './support/fake-discord.ts';
 import { loadCommands } from '../src/bot/command.ts';
 import { deployCommands } from '../src/bot/deploy.ts';
 import { discordRest } from '../src/bot/discord-rest.ts';
@@ -38,14 +38,16 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
       env: { RATE_LIMIT_FREE: String(FREE_LIMIT), TRUST_PROXY: 'true' },
       // Workers: a poll the test holds back at the sim must not time out meanwhile (the timeout also
       // bounds how long a dead worker's single-flight claim holds the others back), and the jobs of a
-      // killed worker are taken over within seconds (POLL_JOB_LOCK_SECONDS, as an operator may set it).
-      // Bots look for due boards every second (BOARD_CHECK_SECONDS) and log each look at debug
+      // killed worker are taken over within seconds (POLL_JOB_LOCK_SECONDS, as an operator may set it);
+      // a poll the test makes due in PostgreSQL is found within two seconds (POLL_SCAN_SECONDS).
+      // Bots look for due boards and unposted feed changes every second (BOARD_CHECK_SECONDS,
+      // FEED_CHECK_SECONDS) and log each look at debug
       // level, so a test sees both processes check several times without waiting minutes.
       envOf: (role): Record<string, string> =>
         role === 'worker'
-          ? { UPSTREAM_TIMEOUT_MS: '30000', POLL_JOB_LOCK_SECONDS: '10' }
+          ? { UPSTREAM_TIMEOUT_MS: '30000', POLL_JOB_LOCK_SECONDS: '10', POLL_SCAN_SECONDS: '2' }
           : role === 'bot'
-            ? { BOARD_CHECK_SECONDS: '1', LOG_LEVEL: 'debug' }
+            ? { BOARD_CHECK_SECONDS: '1', FEED_CHECK_SECONDS: '1', LOG_LEVEL: 'debug' }
             : {},
     });
   }, START_GUARD_MS);
@@ -210,6 +212,15 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
       expect(c.all().filter((p) => p.lines.some(about)).map((p) => p.name)).toEqual([expected.name]);
     }
 
+    /** Waits until bot process `p` has finished `n` more runs of a scheduled delivery (debug log `tick done`). */
+    async function ticks(p: ClusterProcess, tick: 'leaderboard tick' | 'feed tick', n: number): Promise<void> {
+      let from = p.lines.length;
+      for (let k = 0; k < n; k++) {
+        const line = await p.waitForLine((l) => l.msg === 'tick done' && l.json?.tick === tick, { from });
+        from = p.lines.indexOf(line) + 1;
+      }
+    }
+
     function component(m: StoredMessage, label: string): string {
       const all = m.components.flatMap((r) => ('components' in r ? (r.components as { custom_id?: string; label?: string }[]) : []));
       const id = all.find((x) => x.label === label)?.custom_id;
@@ -329,14 +340,7 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
         });
       }
 
-      /** Waits until bot process `p` has finished `n` more checks of the board schedule (debug log). */
-      async function checks(p: ClusterProcess, n: number): Promise<void> {
-        let from = p.lines.length;
-        for (let k = 0; k < n; k++) {
-          const line = await p.waitForLine((l) => l.msg === 'tick done' && l.json?.tick === 'leaderboard tick', { from });
-          from = p.lines.indexOf(line) + 1;
-        }
-      }
+      const checks = (p: ClusterProcess, n: number) => ticks(p, 'leaderboard tick', n);
 
       /**
        * One interval passes for `board`: its durable record (the server's settings, a row of the
@@ -401,6 +405,126 @@ describe.skipIf(unavailable !== null && !inCi)(`a cluster of processes${unavaila
         await edited(down.message, before[0]! + 1);
         await Promise.all(c.bot.map((p) => checks(p, 3)));
         expect(boards.map((b) => b.message.edits)).toEqual([before[0]! + 1, before[1]! + 1]);
+        expect(fake.rejections).toEqual([]);
+      });
+    });
+
+    describe('club feeds', () => {
+      /** a feed of the same club in a server of each shard: its channel on the fake Discord */
+      const channels: FakeChannel[] = [];
+      let events: PollEvents;
+      let club: string;
+      /** a member below the president, and the role it gets */
+      let member: { tag: string; role: string; to: string };
+      /** a player in no club, who joins and later leaves */
+      let joiner: string;
+
+      const simAuth = () => ({ authorization: `Bearer ${c.sim.token}`, 'content-type': 'application/json' });
+      /** A body of the game's API, read from the sim directly (the processes' caches and counts stay as they are). */
+      async function game(path: string): Promise<any> {
+        const r = await fetch(`${c.sim.url}${path}`, { headers: simAuth() });
+        expect(r.status).toBe(200);
+        return r.json();
+      }
+      /** A change in the game: POST /_sim/players/{tag}/club. */
+      async function inGame(tag: string, change: { club: string | null } | { role: string }): Promise<void> {
+        const r = await fetch(`${c.sim.process.url}/_sim/players/${encodeURIComponent(tag)}/club`, { method: 'POST', headers: simAuth(), body: JSON.stringify(change) });
+        expect(r.status, await r.clone().text()).toBe(200);
+      }
+      /** The club's poll is due now (its durable schedule says so); resolves once a worker completed it. */
+      async function pollClub(): Promise<void> {
+        const dueSec = Math.floor(Date.now() / 1000);
+        const rows = await c.sql<{ id: string }>('UPDATE tracked t SET next_poll = $1 FROM club e WHERE t.kind = 1 AND e.id = t.id AND e.tag = $2 RETURNING e.id', [dueSec, club]);
+        expect(rows).toHaveLength(1);
+        await events.completedAll([`club:${rows[0]!.id}:${dueSec * 1000}`]);
+      }
+      /** Resolves once every feed channel holds `n` messages. */
+      function posted(n: number): Promise<void> {
+        return new Promise((resolve) => {
+          const check = () => {
+            if (channels.some((ch) => fake.channelMessages(ch).length < n)) return;
+            fake.channelEvents.off('post', check);
+            resolve();
+          };
+          fake.channelEvents.on('post', check);
+          check();
+        });
+      }
+      /** Each channel's messages, as the lines of their embeds (one per change). */
+      const feedPosts = () => channels.map((ch) => fake.channelMessages(ch).map((m) => m.embeds.map((e) => e.description ?? '').sort()));
+      const bothTick = (n: number) => Promise.all(c.bot.map((p) => ticks(p, 'feed tick', n)));
+
+      beforeAll(async () => {
+        events = await PollEvents.open({ url: process.env.REDIS_URL!, prefix: c.redisPrefix });
+        // A club with room for one more, among those no other test here uses (the boards take the
+        // first two of the ranking, the SIGTERM test the last six); a player joining only moves it up.
+        const ranked = (await game('/rankings/global/clubs?limit=30')).items as { tag: string; memberCount: number }[];
+        const candidates = ranked.slice(2, -6).filter((x) => x.memberCount < 30);
+        expect(candidates.length).toBeGreaterThan(0);
+        club = candidates[0]!.tag;
+        const members = (await game(`/clubs/${encodeURIComponent(club)}/members`)).items as { tag: string; role: string }[];
+        const m = members.find((x) => x.role !== 'president')!;
+        member = { tag: m.tag, role: m.role, to: m.role === 'member' ? 'senior' : m.role === 'senior' ? 'vicePresident' : 'member' };
+        const players = (await game('/rankings/global/players?limit=200')).items as { tag: string; club?: unknown }[];
+        joiner = players.slice(100).find((x) => !x.club)!.tag;
+        expect(joiner).toBeTruthy();
+
+        for (const shard of [0, 1]) {
+          const guild = fake.addGuild({ name: `feeds on shard ${shard}`, onShard: [shard, 2], channels: [{ name: 'club-log' }] });
+          const channel = guild.channels[0]!;
+          const admin = PermissionFlagsBits.ManageGuild | PermissionFlagsBits.ViewChannel | PermissionFlagsBits.SendMessages;
+          const made = await fake.settled(fake.slash(`/feed create channel:${channel.id} club:${club}`, { guild, permissions: admin }));
+          expect(fake.answer(made).embeds[0]!.title).toBe('Club feed created');
+          channels.push(channel);
+        }
+        // the club's first recorded state: what the changes are told against
+        await pollClub();
+      });
+
+      afterAll(async () => {
+        await events?.close();
+      });
+
+      it('posts each change in the club once, batched per poll, while both bot processes keep checking; a SIGKILLed and restarted one re-posts nothing', { timeout: 400_000 }, async () => {
+        const nonceHits = fake.nonceHits;
+        await bothTick(3);
+        expect(feedPosts()).toEqual([[], []]);
+
+        // two changes seen by one poll: one message of two embeds in each server
+        await inGame(member.tag, { role: member.to });
+        await inGame(joiner, { club });
+        await pollClub();
+        await posted(1);
+        await bothTick(3);
+        const first = feedPosts();
+        for (const posts of first) {
+          expect(posts).toHaveLength(1);
+          expect(posts[0]).toHaveLength(2);
+          expect(posts[0]!.find((t) => t.includes(joiner))).toMatch(/^🟢 .* joined$/);
+          expect(posts[0]!.find((t) => t.includes(member.tag))).toMatch(/^(⬆️|⬇️) .* was (promoted|demoted): /);
+        }
+
+        // the process of shard 0 dies mid-run and comes back: its feed posts nothing again
+        await c.bot[0]!.kill();
+        await c.bot[0]!.restart();
+        await fake.whenShards([0, 1]);
+        await bothTick(3);
+        expect(feedPosts()).toEqual(first);
+
+        // the next change: one more message in each server, with that change only
+        await inGame(joiner, { club: null });
+        await pollClub();
+        await posted(2);
+        await bothTick(3);
+        const second = feedPosts();
+        for (const [i, posts] of second.entries()) {
+          expect(posts.slice(0, 1)).toEqual(first[i]);
+          expect(posts).toHaveLength(2);
+          expect(posts[1]).toHaveLength(1);
+          expect(posts[1]![0]).toMatch(new RegExp(`^🔴 .*${joiner} left\\n`));
+        }
+        // no post was even tried twice (a retry would have met its nonce)
+        expect(fake.nonceHits).toBe(nonceHits);
         expect(fake.rejections).toEqual([]);
       });
     });

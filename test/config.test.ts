@@ -23,7 +23,7 @@ describe('config', () => {
     expect(() => loadConfig({ SHARD_COUNT: '2', SHARD_IDS: '1-2' })).toThrow('SHARD_IDS="1-2": shard ids run from 0 to SHARD_COUNT-1 (1); got 2');
   });
 
-  it.each(['BOARD_CHECK_SECONDS', 'FEED_CHECK_SECONDS'] as const)('reads %s (how often bot processes look for due boards / unposted feed changes), in whole seconds from 1 to 3600', (name) => {
+  it.each(['BOARD_CHECK_SECONDS', 'FEED_CHECK_SECONDS', 'POLL_SCAN_SECONDS'] as const)('reads %s (how often bot processes look for due boards / unposted feed changes, workers at the poll schedule), in whole seconds from 1 to 3600', (name) => {
     expect(loadConfig({})[name]).toBe(60);
     expect(loadConfig({ [name]: '5' })[name]).toBe(5);
     for (const bad of ['0', '1.5', 'soon', '3601']) {

@@ -67,6 +67,8 @@ export interface PollQueueOptions {
   redis: RedisTarget;
   /** POLL_JOB_LOCK_SECONDS in ms: lock duration and stalled-job check interval */
   lockMs: number;
+  /** POLL_SCAN_SECONDS in ms: the longest wait between two scans of the schedule (default a minute) */
+  scanMs?: number;
   /** jobs one worker runs at once (default 8; the upstream budget paces them) */
   concurrency?: number;
   /** due players or clubs added per scan at most (default 500) */
@@ -189,7 +191,7 @@ export class PollQueue {
       const t = await this.opts.history.nextDue(kind, now);
       if (t !== null) times.push(t);
     }
-    return Math.min(now + MINUTE, ...times);
+    return Math.min(now + (this.opts.scanMs ?? MINUTE), ...times);
   }
 
   // ------------------------------------------------------------------ running a job
@@ -239,7 +241,7 @@ export class PollQueue {
           wait = Math.max(1000, (await this.nextScan()) - this.clock.now());
         } catch (e) {
           this.opts.logger?.error({ err: e }, 'poll scan failed');
-          wait = MINUTE;
+          wait = this.opts.scanMs ?? MINUTE;
         }
         if (signal.aborted) break;
         await this.clock.sleep(wait, signal);
