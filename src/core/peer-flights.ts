@@ -14,17 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { connectRedis, type Redis, type RedisTarget } from '../store/redis.ts';
-import {
-  AccessDeniedError,
-  BadRequestError,
-  MaintenanceError,
-  MalformedResponseError,
-  NotFoundError,
-  ThrottledError,
-  UnavailableError,
-  type UpstreamError,
-  type UpstreamErrorKind,
-} from '../upstream/errors.ts';
+import { plainError, reviveError, type PlainUpstreamError, type UpstreamError } from '../upstream/errors.ts';
 import type { Schedule } from '../lib/schedule.ts';
 
 /** The key of a hold on everything (maintenance); cache keys always have a resource prefix. */
@@ -45,34 +35,6 @@ export interface PeerFlights {
   /** The hold on `key` or on everything some process set, or null. */
   held(key: string): Promise<UpstreamError | null>;
   close(): Promise<void>;
-}
-
-interface HeldError {
-  kind: UpstreamErrorKind;
-  message: string;
-  status: number;
-  reason?: string;
-  retryAfterSeconds?: number;
-}
-
-/** The error another process saw, rebuilt in this one (same class, so the same handling). */
-export function reviveError(h: HeldError): UpstreamError {
-  switch (h.kind) {
-    case 'maintenance':
-      return new MaintenanceError(h.message, h.status, h.reason);
-    case 'throttled':
-      return new ThrottledError(h.message, h.status, h.reason, h.retryAfterSeconds);
-    case 'malformed_response':
-      return new MalformedResponseError(h.message, h.status, h.reason);
-    case 'not_found':
-      return new NotFoundError(h.message, h.status, h.reason);
-    case 'access_denied':
-      return new AccessDeniedError(h.message, h.status, h.reason);
-    case 'bad_request':
-      return new BadRequestError(h.message, h.status, h.reason);
-    default:
-      return new UnavailableError(h.message, h.status, h.reason);
-  }
 }
 
 export interface RedisPeerFlightsOptions {
@@ -151,10 +113,7 @@ export class RedisPeerFlights implements PeerFlights {
   }
 
   async hold(key: string, error: UpstreamError, ms: number): Promise<void> {
-    const h: HeldError = { kind: error.kind, message: error.message, status: error.status };
-    if (error.reason !== undefined) h.reason = error.reason;
-    if (error instanceof ThrottledError && error.retryAfterSeconds !== undefined) h.retryAfterSeconds = error.retryAfterSeconds;
-    await this.client.set(`hold:${key}`, JSON.stringify(h), 'PX', Math.max(1, Math.round(ms)));
+    await this.client.set(`hold:${key}`, JSON.stringify(plainError(error)), 'PX', Math.max(1, Math.round(ms)));
   }
 
   async held(key: string): Promise<UpstreamError | null> {
@@ -162,7 +121,7 @@ export class RedisPeerFlights implements PeerFlights {
     const raw = all ?? one;
     if (!raw) return null;
     try {
-      return reviveError(JSON.parse(raw) as HeldError);
+      return reviveError(JSON.parse(raw) as PlainUpstreamError);
     } catch {
       return null;
     }

@@ -82,3 +82,39 @@ export class BadRequestError extends UpstreamError {
 export function isUpstreamError(e: unknown): e is UpstreamError {
   return e instanceof UpstreamError;
 }
+
+/** An upstream error as plain data, to hand to another process (see src/core/peer-flights.ts). */
+export interface PlainUpstreamError {
+  kind: UpstreamErrorKind;
+  message: string;
+  status: number;
+  reason?: string;
+  retryAfterSeconds?: number;
+}
+
+export function plainError(error: UpstreamError): PlainUpstreamError {
+  const p: PlainUpstreamError = { kind: error.kind, message: error.message, status: error.status };
+  if (error.reason !== undefined) p.reason = error.reason;
+  if (error instanceof ThrottledError && error.retryAfterSeconds !== undefined) p.retryAfterSeconds = error.retryAfterSeconds;
+  return p;
+}
+
+/** The error another process saw, rebuilt in this one (same class, so the same handling). */
+export function reviveError(h: PlainUpstreamError): UpstreamError {
+  switch (h.kind) {
+    case 'maintenance':
+      return new MaintenanceError(h.message, h.status, h.reason);
+    case 'throttled':
+      return new ThrottledError(h.message, h.status, h.reason, h.retryAfterSeconds);
+    case 'malformed_response':
+      return new MalformedResponseError(h.message, h.status, h.reason);
+    case 'not_found':
+      return new NotFoundError(h.message, h.status, h.reason);
+    case 'access_denied':
+      return new AccessDeniedError(h.message, h.status, h.reason);
+    case 'bad_request':
+      return new BadRequestError(h.message, h.status, h.reason);
+    default:
+      return new UnavailableError(h.message, h.status, h.reason);
+  }
+}
