@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   const client = values.client ?? (hasWrk() ? 'wrk' : 'autocannon');
   const workers = Math.max(1, availableParallelism());
 
-  const service = await startService({ profile: values.profile });
+  const service = await startService({ profile: values.profile, env: process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {} });
   const { base, dir } = service;
   let bare: ChildProcess | undefined;
   process.on('SIGINT', () => {

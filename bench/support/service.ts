@@ -136,6 +136,7 @@ export async function startService(opts: { profile?: boolean; env?: Record<strin
       stop,
     };
   } catch (e) {
+    console.error(`the service did not come up; its log:\n${readFileSync(join(dir, 'service.log'), 'utf8').split('\n').slice(-15).join('\n')}`);
     await stop();
     throw e;
   }
