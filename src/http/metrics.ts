@@ -29,18 +29,32 @@ interface Metric {
   render(): string;
 }
 
+/** One labelled series of a counter, bound once by whoever counts it often (no label key per count). */
+export class CounterSeries {
+  value = 0;
+  constructor(readonly labels: Labels) {}
+  inc(by = 1): void {
+    this.value += by;
+  }
+}
+
 export class Counter implements Metric {
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  private readonly values = new Map<string, CounterSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
-  inc(labels: Labels = {}, by = 1): void {
+  /** The series of these labels, to count on without looking it up again. */
+  series(labels: Labels = {}): CounterSeries {
     const k = keyOf(labels);
-    const v = this.values.get(k);
-    if (v) v.value += by;
-    else this.values.set(k, { labels, value: by });
+    let v = this.values.get(k);
+    if (!v) this.values.set(k, (v = new CounterSeries(labels)));
+    return v;
+  }
+
+  inc(labels: Labels = {}, by = 1): void {
+    this.series(labels).inc(by);
   }
 
   get(labels: Labels = {}): number {
@@ -54,29 +68,47 @@ export class Counter implements Metric {
   }
 }
 
+/** One labelled series of a histogram, bound once by whoever observes it often. */
+export class HistogramSeries {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(
+    readonly labels: Labels,
+    private readonly buckets: readonly number[],
+  ) {
+    this.counts = buckets.map(() => 0);
+  }
+  observe(value: number): void {
+    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) this.counts[i]!++;
+    this.sum += value;
+    this.count++;
+  }
+}
+
 export class Histogram implements Metric {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  private readonly all = new Map<string, HistogramSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
     readonly buckets: readonly number[],
   ) {}
 
-  observe(labels: Labels, value: number): void {
+  /** The series of these labels, to observe without looking it up again. */
+  series(labels: Labels): HistogramSeries {
     const k = keyOf(labels);
-    let s = this.series.get(k);
-    if (!s) {
-      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(k, s);
-    }
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.counts[i]!++;
-    s.sum += value;
-    s.count++;
+    let s = this.all.get(k);
+    if (!s) this.all.set(k, (s = new HistogramSeries(labels, this.buckets)));
+    return s;
+  }
+
+  observe(labels: Labels, value: number): void {
+    this.series(labels).observe(value);
   }
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const s of this.series.values()) {
+    for (const s of this.all.values()) {
       this.buckets.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: num(le) })} ${s.counts[i]}`));
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
       lines.push(`${this.name}_sum${labelText(s.labels)} ${num(s.sum)}`);

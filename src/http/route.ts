@@ -54,7 +54,8 @@ import type { ApiKeyInfo } from '../store/apikeys.ts';
 import type { MetricsRegistry } from './metrics.ts';
 import { apiKeyParam } from './params.ts';
 import type { HotRoutes } from './fast-path.ts';
-import { redactUrl } from './querystring.ts';
+import { requestLogHead } from './request-log.ts';
+import type { Preformatted } from '../log.ts';
 import { compileShape, RequestValidationError, type Shape, type ValidationIssue } from './pydantic.ts';
 
 // ------------------------------------------------------------------ what handlers see
@@ -231,8 +232,8 @@ export interface HotRoute {
   query: Record<string, unknown>;
   /** the key of the serialized body among a fetched copy's variants */
   variant: string;
-  /** the URL as the log line shows it (secrets redacted) */
-  logUrl: string;
+  /** the log line's method, URL (secrets redacted) and route, formatted once */
+  logHead: Preformatted;
 }
 
 /** Replies the fast path may repeat: data with freshness, or bytes with an ETag and a max-age. */
@@ -390,7 +391,7 @@ export function routeGroup(name: string, defs: RouteDef[]): FastifyPluginAsync {
           // routing and validation (fast-path.ts); what the URL means never changes.
           if (rt.hot && request.method === 'GET' && request.auth?.kind === 'free' && (spec.rateLimit ?? 'count') === 'count' && isCacheable(result)) {
             const raw = request.raw as { originalUrl?: string; url?: string };
-            rt.hot.remember(raw.originalUrl ?? raw.url ?? request.url, { def, route: spec.url, params, query, variant, logUrl: redactUrl(request.url) });
+            rt.hot.remember(raw.originalUrl ?? raw.url ?? request.url, { def, route: spec.url, params, query, variant, logHead: requestLogHead('GET', request.url, spec.url) });
           }
           return send(reply, request, a);
         },

@@ -14,14 +14,15 @@ import type { Socket } from 'node:net';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import { usesSimulator } from '../config.ts';
 import type { Core } from '../core/index.ts';
-import type { Logger } from '../log.ts';
+import type { Logger, Preformatted } from '../log.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitState } from '../store/ratelimit.ts';
 import { isUpstreamError, type UpstreamError } from '../upstream/errors.ts';
 import { InvalidTagError, explainTagProblem } from '../upstream/tags.ts';
 import { docs } from './docs.ts';
-import { MetricsRegistry } from './metrics.ts';
+import { MetricsRegistry, type CounterSeries, type HistogramSeries } from './metrics.ts';
+import { requestLog, requestLogHead } from './request-log.ts';
 import { RequestValidationError, errors as pyErrors } from './pydantic.ts';
-import { parseQuery, redactUrl } from './querystring.ts';
+import { parseQuery } from './querystring.ts';
 import { bodyUnread, HotRoutes } from './fast-path.ts';
 import { answerOf, HttpError, type Answer, type Auth, type HotRoute, type HttpRuntime, type RouteDef } from './route.ts';
 import brawlers from './routes/brawlers.ts';
@@ -83,17 +84,8 @@ export interface HttpServerOptions {
 }
 
 const WINDOW_SECONDS = 60;
-
-/** The one log line of a request. */
-interface RequestLine {
-  method: string;
-  url: string;
-  route: string;
-  status: number;
-  ms: number;
-  /** where the answer came from: hit (memory or store), miss (upstream or a render), stale */
-  cache?: string;
-}
+/** pino's number for info */
+const INFO = 30;
 
 /**
  * Cross-origin reads are allowed from anywhere, with the headers clients need to see. Sent on every
@@ -173,7 +165,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   const { RATE_LIMIT_FREE, RATE_LIMIT_KEY } = core.config;
 
   const logger = (opts.logger ?? core.logger).child({ component: 'http' });
-  const logsRequests = logger.isLevelEnabled('info');
+  const logRequest = requestLog(logger);
 
   const runtime: HttpRuntime = {
     core,
@@ -263,17 +255,24 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     checkKey(def, auth, invalidKey);
   }
 
-  /** Metrics and the one log line of a finished request (both paths). `url` is called only when logged. */
-  function finished(method: string, route: string, status: number, ms: number, url: () => string, cache: string | undefined): void {
-    requests.inc({ route, method, status: String(status) });
-    latency.observe({ route }, ms / 1000);
-    // One line per request, what an operator looks for: keys, passwords and emails travel in
-    // query strings, so the URL is logged without them.
-    if (logsRequests) {
-      const line: RequestLine = { method, url: url(), route, status, ms: Math.round(ms * 100) / 100 };
-      if (cache) line.cache = cache;
-      logger.info(line, 'request');
-    }
+  /** The metric series of a method and route, bound once (no label key built per request). */
+  const bound = new Map<string, Map<string, { latency: HistogramSeries; byStatus: Map<number, CounterSeries> }>>();
+  const seriesOf = (method: string, route: string) => {
+    let byRoute = bound.get(method);
+    if (!byRoute) bound.set(method, (byRoute = new Map()));
+    let s = byRoute.get(route);
+    if (!s) byRoute.set(route, (s = { latency: latency.series({ route }), byStatus: new Map() }));
+    return s;
+  };
+
+  /** Metrics and the one log line of a finished request (both paths); `head` is made only when logged. */
+  function finished(method: string, route: string, status: number, ms: number, head: Preformatted | (() => Preformatted), cache: string | undefined): void {
+    const s = seriesOf(method, route);
+    let count = s.byStatus.get(status);
+    if (!count) s.byStatus.set(status, (count = requests.series({ route, method, status: String(status) })));
+    count.inc();
+    s.latency.observe(ms / 1000);
+    if (logger.levelVal <= INFO) logRequest(typeof head === 'function' ? head() : head, status, ms, cache);
   }
 
   /** The one mapping of errors to answers: nothing a client sends produces a body that is not JSON. */
@@ -357,7 +356,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     if (closeAfter(req)) headers.connection = 'close';
     res.writeHead(a.status, headers);
     res.end(a.body);
-    finished('GET', route.route, a.status, performance.now() - started, () => route.logUrl, a.cache);
+    finished('GET', route.route, a.status, performance.now() - started, route.logHead, a.cache);
   }
 
   const app = Fastify({
@@ -487,7 +486,8 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   });
 
   app.addHook('onResponse', (request, reply, done) => {
-    finished(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime, () => redactUrl(request.url), request.cacheState);
+    const route = request.routeOptions.url ?? 'unmatched';
+    finished(request.method, route, reply.statusCode, reply.elapsedTime, () => requestLogHead(request.method, request.url, route), request.cacheState);
     done();
   });
 

@@ -1,0 +1,57 @@
+/**
+ * Request log lines written from preformatted fields (src/log.ts infoLines) are byte for byte what
+ * pino writes for the same fields, honour the logger's level at each line, and fall back to pino
+ * itself for a logger that would write something else.
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { infoLines, preformat } from '../src/log.ts';
+import { requestLog, requestLogHead } from '../src/http/request-log.ts';
+
+function capture(opts: pino.LoggerOptions = {}) {
+  const lines: string[] = [];
+  const logger = pino({ level: 'info', base: undefined, ...opts }, { write: (s: string) => void lines.push(s) });
+  return { logger, lines };
+}
+
+const sample = { method: 'GET', url: '/a', route: '/a', status: 200, ms: 1.5, cache: 'hit' };
+
+describe('info lines from preformatted fields', () => {
+  it('are what pino writes for the same fields, through a child with its bindings', () => {
+    const { logger, lines } = capture();
+    const child = logger.child({ component: 'http' });
+    const write = infoLines(child, 'request', sample);
+    const head = preformat({ method: 'GET', url: '/players/%23ABC?x="q"&é=\u2028', route: '/players/:tag' });
+    write(head, { status: 304, ms: 0.12, cache: undefined });
+    child.info({ ...head.fields, status: 304, ms: 0.12 }, 'request');
+    expect(lines).toHaveLength(2);
+    const [ours, theirs] = lines.map((l) => l.replace(/"time":\d+/, '"time":T'));
+    expect(ours).toBe(theirs);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, component: 'http', url: '/players/%23ABC?x="q"&é=\u2028', status: 304, msg: 'request' });
+  });
+
+  it('honour the level the logger has at each line', () => {
+    const { logger, lines } = capture();
+    const log = requestLog(logger.child({ component: 'http' }));
+    const head = requestLogHead('GET', '/brawlers?api_key=secret', '/brawlers');
+    log(head, 200, 0.123, 'hit');
+    logger.level = 'warn';
+    log(head, 200, 0.1, 'hit');
+    logger.level = 'info';
+    log(head, 404, 2, undefined);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toMatchObject([
+      { method: 'GET', url: '/brawlers?api_key=***', route: '/brawlers', status: 200, ms: 0.12, cache: 'hit' },
+      { status: 404, ms: 2 },
+    ]);
+    expect(lines[1]).not.toContain('cache');
+  });
+
+  it('go through pino for a logger with a mixin or serializers of these fields', () => {
+    for (const opts of [{ mixin: () => ({ extra: 1 }) }, { serializers: { url: () => 'hidden' } }] as pino.LoggerOptions[]) {
+      const { logger, lines } = capture(opts);
+      infoLines(logger, 'request', sample)(preformat({ method: 'GET', url: '/a', route: '/a' }), { status: 200, ms: 1 });
+      logger.info({ method: 'GET', url: '/a', route: '/a', status: 200, ms: 1 }, 'request');
+      expect(lines[0]!.replace(/"time":\d+/, '')).toBe(lines[1]!.replace(/"time":\d+/, ''));
+    }
+  });
+});
