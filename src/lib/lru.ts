@@ -4,9 +4,10 @@
  * declares through `weigh`: caches of values whose sizes differ a hundredfold (a 404 and a 60 KB
  * player) are bounded by what they hold, not by how many.
  *
- * Recency without a weight bound is kept cheaply: a read moves its entry to the back (a delete and
- * an insert into the map) only once it is in the older half, where eviction could reach it; an
- * entry read often stays put. The fast path's URL map reads an entry per request (≈ 20 k/s).
+ * Recency is kept cheaply: a read moves its entry to the back (a delete and an insert into the map)
+ * only once it is in the older half by count or by weight, where eviction may soon reach it; an
+ * entry read often stays put. The fast path's URL map and the core's memory layer are read once
+ * per cached answer (tens of thousands a second).
  */
 export interface LruWeight<V> {
   /** the most the entries may weigh together */
@@ -17,8 +18,9 @@ export interface LruWeight<V> {
 
 interface Slot<V> {
   value: V;
-  /** `placed` when the entry was last put at the back */
+  /** `placed` and `placedWeight` when the entry was last put at the back */
   at: number;
+  atWeight: number;
 }
 
 export class Lru<K, V> {
@@ -27,6 +29,8 @@ export class Lru<K, V> {
   private total = 0;
   /** entries put at the back so far (set or moved): `placed - slot.at` bounds how many are behind one */
   private placed = 0;
+  /** their weights added up: `placedWeight - slot.atWeight` bounds the weight behind one */
+  private placedWeight = 0;
 
   constructor(
     private readonly max: number,
@@ -38,26 +42,27 @@ export class Lru<K, V> {
   get(key: K): V | undefined {
     const s = this.map.get(key);
     if (s === undefined) return undefined;
-    // at most `placed - at` entries are behind it: in the newer half it is safe from eviction (by
-    // count; a weight bound may evict anywhere, so a weighted cache always moves it)
-    if (this.weight || this.placed - s.at > this.max / 2) {
+    // at most `placed - at` entries (weighing at most `placedWeight - atWeight`) are behind it
+    if (this.placed - s.at > this.max / 2 || (this.weight && this.placedWeight - s.atWeight > this.weight.max / 2)) {
       this.map.delete(key);
       this.map.set(key, s);
       s.at = ++this.placed;
+      if (this.weights) s.atWeight = this.placedWeight += this.weights.get(key)!;
     }
     return s.value;
   }
 
   set(key: K, value: V): void {
     this.delete(key);
+    let w = 0;
     if (this.weight) {
-      const w = this.weight.weigh(value);
+      w = this.weight.weigh(value);
       // a value heavier than the whole cache is not kept (it would evict everything, then itself)
       if (w > this.weight.max) return;
       this.weights!.set(key, w);
       this.total += w;
     }
-    this.map.set(key, { value, at: ++this.placed });
+    this.map.set(key, { value, at: ++this.placed, atWeight: (this.placedWeight += w) });
     while (this.map.size > this.max || (this.weight && this.total > this.weight.max)) {
       this.delete(this.map.keys().next().value as K);
     }
