@@ -14,10 +14,11 @@
  * measured at the same time — what the machine's scheduling alone costs — and (b) the main
  * thread's garbage-collection pauses during the renders, the part of a block the process causes.
  *
- *   npm run bench:render [-- --renders 1000 --runs 15 --only loop|chart|… --shared-mb 64]
+ *   npm run bench:render [-- --renders 1000 --runs 15 --only loop|chart|… --shared-mb 64 --nice 10]
  *
  * `--only loop` skips the per-option table; any other word keeps only the options whose name has it
- * (`--only chart`: the charts), then measures the event loop as usual.
+ * (`--only chart`: the charts), then measures the event loop as usual. `--nice 0` runs the render
+ * workers at the main thread's priority (the default lowers theirs; see RenderPool), to compare.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,7 +32,7 @@ import { RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0 } from '../test/fixtures/render/cases.ts';
 
-const { values } = parseArgs({ options: { renders: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' }, only: { type: 'string' }, 'shared-mb': { type: 'string' } } });
+const { values } = parseArgs({ options: { renders: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' }, only: { type: 'string' }, 'shared-mb': { type: 'string' }, nice: { type: 'string' } } });
 const RENDERS = Number(values.renders);
 const RUNS = Number(values.runs);
 const WARM_UP = 10;
@@ -69,10 +70,13 @@ const cpuMs = () => {
 };
 
 // --shared-mb 0: every picture comes back as a transferred (counted) buffer, as before pictures came in shared memory
-const pool = new RenderPool(values['shared-mb'] === undefined ? {} : { sharedBytesPerCollection: Number(values['shared-mb']) * 1024 * 1024 });
+const pool = new RenderPool({
+  ...(values['shared-mb'] === undefined ? {} : { sharedBytesPerCollection: Number(values['shared-mb']) * 1024 * 1024 }),
+  ...(values.nice === undefined ? {} : { nice: Number(values.nice) }),
+});
 await pool.warm();
 for (const c of cases) await prepareJob(c.job);
-console.log(`render pool: ${pool.size} worker(s); ${WARM_UP} warm-up renders per option, then ${RUNS} timed; RSS at start ${mb().toFixed(0)} MB\n`);
+console.log(`render pool: ${pool.size} worker(s) at niceness ${values.nice ?? 'default'}; ${WARM_UP} warm-up renders per option, then ${RUNS} timed; RSS at start ${mb().toFixed(0)} MB\n`);
 console.log(
   `${'option'.padEnd(30)} ${'pool med'.padStart(8)} ${'p95'.padStart(6)} | ${'draw'.padStart(6)} ${'encode'.padStart(6)} ${'KB'.padStart(5)} | ${'Skia enc'.padStart(8)} ${'KB'.padStart(5)} | ${'bytes'.padStart(5)} ${'time'.padStart(5)} ${'cpu'.padStart(5)}  size`,
 );

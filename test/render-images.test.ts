@@ -4,6 +4,7 @@
  * worker pool encodes off the main thread and refuses work beyond its queue.
  */
 import { wordsFor } from '../src/render/words.ts';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImageService, jobKey, NO_RECORDS } from '../src/core/images.ts';
@@ -219,6 +220,39 @@ describe('render pool', () => {
     const third = await pool.render(job);
     expect(pool.stats()).toMatchObject({ workers: 1, ended: 1, rendered: 3 });
     for (const png of [second, third]) expect(Buffer.compare(first, png)).toBe(0);
+  });
+
+  /** Niceness of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+  const niceness = () =>
+    new Map(
+      readdirSync('/proc/self/task').flatMap((tid) => {
+        try {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+          return [[tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])] as const];
+        } catch {
+          return []; // a thread that ended meanwhile
+        }
+      }),
+    );
+
+  it.skipIf(!existsSync('/proc/thread-self'))('renders on threads below the calling thread’s priority (Linux), and at its priority when asked', async () => {
+    const self = readlinkSync('/proc/thread-self').split('/').pop()!;
+    const job: RenderJob = { kind: 'clubChart', option: 2, quality: 'low', input: { name: 'Nice', tag: '#2', from: 0, to: 1, series: [] } };
+    const before = niceness();
+    const pool = new RenderPool({ size: 1 });
+    pools.push(pool);
+    const niced = decode(await pool.render(job));
+    const started = [...niceness()].filter(([tid]) => !before.has(tid));
+    expect(started.filter(([, nice]) => nice === 10)).toHaveLength(1);
+    expect(niceness().get(self)).toBe(before.get(self));
+
+    const between = niceness();
+    const level = new RenderPool({ size: 1, nice: 0 });
+    pools.push(level);
+    expect(decode(await level.render(job)).data.equals(niced.data)).toBe(true);
+    const startedLevel = [...niceness()].filter(([tid]) => !between.has(tid));
+    expect(startedLevel.length).toBeGreaterThan(0);
+    expect(startedLevel.every(([, nice]) => nice === before.get(self))).toBe(true);
   });
 
   it('keeps a bounded queue: a burst beyond it is refused at once, the rest completes', async () => {

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
 import type { Schedule } from '../lib/schedule.ts';
 import type { RenderJob } from './types.ts';
-import type { JobMessage, ResultMessage, WorkerMemory } from './worker-main.ts';
+import type { JobMessage, ResultMessage, WorkerMemory, WorkerStart } from './worker-main.ts';
 
 export class RenderBusyError extends Error {
   readonly retryAfterSeconds = 2;
@@ -42,6 +42,8 @@ export interface RenderPoolOptions {
   idleMs?: number;
   /** where the idle deadlines run (default: an unref'd timer; tests fire them themselves) */
   schedule?: Schedule;
+  /** niceness of the render threads, 0 to 19 (default RENDER_NICE; 0 renders at the main thread's priority) */
+  nice?: number;
 }
 
 interface Pending {
@@ -96,6 +98,14 @@ const IDLE_MS = 60_000;
  */
 const WORKER_YOUNG_MB = 8;
 
+/**
+ * Niceness of the render worker threads (Linux; see lowerPriority in worker-main.ts): below the
+ * main thread, so the event loop preempts a render as soon as it has work. 10 gives a render about
+ * a tenth of the CPU weight of a thread at 0 when both want the same core; an idle main thread
+ * leaves the core to the render, so pictures take no longer on their own.
+ */
+const RENDER_NICE = 10;
+
 const unrefSchedule: Schedule = (ms, fn) => {
   const timer = setTimeout(fn, ms);
   timer.unref();
@@ -110,6 +120,7 @@ export class RenderPool {
   private readonly sharedBytesPerCollection: number;
   private readonly idleMs: number;
   private readonly schedule: Schedule;
+  private readonly nice: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
   private nextId = 1;
@@ -131,6 +142,7 @@ export class RenderPool {
     this.sharedBytesPerCollection = opts.sharedBytesPerCollection ?? SHARED_BYTES_PER_GC;
     this.idleMs = opts.idleMs ?? IDLE_MS;
     this.schedule = opts.schedule ?? unrefSchedule;
+    this.nice = Math.min(19, Math.max(0, Math.round(opts.nice ?? RENDER_NICE)));
   }
 
   /** Renders a job to PNG bytes on a worker. Rejects with RenderBusyError when the queue is full. */
@@ -203,7 +215,10 @@ export class RenderPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
+    const worker = new Worker(WORKER_URL, {
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+      workerData: { nice: this.nice } satisfies WorkerStart,
+    });
     const slot: Slot = { worker, ready: false, current: null, timer: null, idle: null, ending: false };
     this.slots.push(slot);
     worker.on('message', (msg: ResultMessage) => this.onMessage(slot, msg));

@@ -3,9 +3,11 @@
  * encodes jobs one at a time. Everything CPU-heavy about a picture happens here, off the event loop
  * of the HTTP server and the bot.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { renderPng } from './index.ts';
 import { ensureFonts } from './fonts.ts';
 import type { RenderJob } from './types.ts';
@@ -17,6 +19,12 @@ export interface WorkerMemory {
   heapTotal: number;
   /** memory outside the heap that V8 knows of (canvases, buffers) */
   external: number;
+}
+
+/** What the pool hands a worker as it starts. */
+export interface WorkerStart {
+  /** niceness of this thread (0 = the main thread's; see lowerPriority) */
+  nice: number;
 }
 
 export interface JobMessage {
@@ -33,6 +41,27 @@ export type ResultMessage =
 
 const port = parentPort;
 if (!port) throw new Error('worker-main.ts runs only as a worker thread');
+
+/**
+ * Lowers this thread's scheduling priority, and only this thread's: on Linux a thread is a task
+ * with an id of its own, setpriority(PRIO_PROCESS, tid) changes that task alone, and raising one's
+ * own niceness needs no privilege. /proc/thread-self links to /proc/<pid>/task/<tid>. With the
+ * render workers below the main thread, a main thread that wakes (a request, a timer, a picture to
+ * send) takes a core from a render at once instead of waiting for the scheduler's next turn — on a
+ * 2-core machine with a render on each core, that wait was the event loop's longest blocks. Threads
+ * this one starts inherit the niceness. Where there is no /proc/thread-self (not Linux) or the call
+ * is refused, the worker keeps its priority: pictures are drawn the same, only without that yield.
+ */
+function lowerPriority(nice: number): void {
+  if (nice <= 0) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // no per-thread priority here: render at the main thread's
+  }
+}
+lowerPriority((workerData as WorkerStart | undefined)?.nice ?? 0);
 
 ensureFonts();
 warmUp();
