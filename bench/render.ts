@@ -22,6 +22,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -156,7 +157,10 @@ const control = spawn(
   [
     '-e',
     `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 }); h.enable();
-     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6 })); });`,
+     const wait = () => { try { return require('node:fs').readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number); } catch { return null; } };
+     const w0 = wait();
+     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); const w1 = wait();
+       process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6, waitMs: w0 && w1 ? (w1[1] - w0[1]) / 1e6 : null, slices: w0 && w1 ? w1[2] - w0[2] : null })); });`,
   ],
   { stdio: ['pipe', 'pipe', 'inherit'] },
 );
@@ -176,11 +180,25 @@ const gcObserver = new PerformanceObserver((list) => {
     pauses.set(kind, [...(pauses.get(kind) ?? []), e.duration]);
   }
 });
+/**
+ * A thread's time spent ready to run but waiting for a core, and its turns on a core (Linux
+ * schedstat: run ns, wait ns, timeslices), null elsewhere. The main thread's wait is the part of
+ * its blocks the scheduler makes, summed over the whole run rather than its single worst moment.
+ */
+const schedWait = (): [number, number] | null => {
+  try {
+    const [, wait, slices] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return [wait! / 1e6, slices!];
+  } catch {
+    return null;
+  }
+};
 let peak = mb();
 const rss: string[] = [];
 gcObserver.observe({ entryTypes: ['gc' as EntryType] });
 loop.reset();
 loop.enable();
+const wait0 = schedWait();
 t = performance.now();
 for (let i = 0; i < RENDERS; i++) {
   await pool.render(cases[i % cases.length]!.job);
@@ -188,13 +206,22 @@ for (let i = 0; i < RENDERS; i++) {
   if ((i + 1) % Math.max(1, Math.floor(RENDERS / 4)) === 0) rss.push(`${i + 1}: ${mb().toFixed(0)} MB`);
 }
 loop.disable();
+const wait1 = schedWait();
 gcObserver.disconnect();
 control.stdin.end();
 await once(control, 'exit');
-const idle = JSON.parse(controlOut) as { max: number; p99: number };
+const idle = JSON.parse(controlOut) as { max: number; p99: number; waitMs: number | null; slices: number | null };
 console.log(`${RENDERS} renders (every option in turn) in ${((performance.now() - t) / 1000).toFixed(1)} s; RSS after ${rss.join(', ')}; peak ${peak.toFixed(0)} MB`);
 console.log(`longest event-loop block during those renders: ${(loop.max / 1e6).toFixed(1)} ms (p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; target ≤ 15 ms)`);
 console.log(`an idle Node process at the same time (the machine's scheduling alone): longest block ${idle.max.toFixed(1)} ms (p99 ${idle.p99.toFixed(1)} ms)`);
+if (wait0 && wait1 && idle.waitMs !== null && idle.slices) {
+  const [ms0, n0] = wait0;
+  const [ms1, n1] = wait1;
+  console.log(
+    `waiting for a core (ready to run, not running): the main thread ${(ms1 - ms0).toFixed(0)} ms over ${n1 - n0} turns (${(((ms1 - ms0) * 1000) / Math.max(1, n1 - n0)).toFixed(0)} µs each); ` +
+      `the idle process ${idle.waitMs.toFixed(0)} ms over ${idle.slices} turns (${((idle.waitMs * 1000) / idle.slices).toFixed(0)} µs each)`,
+  );
+}
 console.log(
   `main-thread GC pauses during the renders: ${
     [...pauses].map(([k, d]) => `${k} ${d.length}× (longest ${Math.max(...d).toFixed(1)} ms, total ${d.reduce((a, b) => a + b, 0).toFixed(0)} ms)`).join('; ') || 'none'
