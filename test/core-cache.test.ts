@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { stamp, TieredCache } from '../src/core/cache.ts';
+import { Sharing, stamp, TieredCache } from '../src/core/cache.ts';
 import { SingleFlight } from '../src/core/singleflight.ts';
 import { openKeyvStores, type KeyvStores } from '../src/store/keyv.ts';
 
@@ -59,6 +59,59 @@ describe('TieredCache', () => {
     // what the store hands back (a copy written with its version) keeps it
     const stored = { fetchedAt: 1, data: { x: 1 }, version: 'v-from-store', bytes: 7 };
     expect(stamp(stored).version).toBe('v-from-store');
+  });
+
+  it('holds what copies in memory repeat once, without changing their JSON, version or size', async () => {
+    const cache = new TieredCache({ store: open('sharing').namespace('cache'), memoryBytes: 1_000_000, retainMs: 60_000 });
+    const profile = (tag: string) =>
+      JSON.parse(
+        JSON.stringify({
+          tag,
+          name: `player ${tag}`,
+          brawlers: [
+            { id: 1, name: 'SHELLY', gadgets: [{ id: 10, name: 'FAST FORWARD' }], gears: [] },
+            { id: 2, name: 'COLT', gadgets: [{ id: 11, name: 'SPEEDLOADER' }], gears: [{ id: 5, name: 'DAMAGE', level: 3 }] },
+          ],
+          description: 'x'.repeat(200),
+        }),
+      ) as { name: string; brawlers: { name: string; gadgets: { id: number; name: string }[]; gears: { name: string }[] }[]; description: string };
+    const a = profile('#A');
+    const b = profile('#B');
+    const json = [JSON.stringify(a), JSON.stringify(b)];
+    await cache.set('a', { fetchedAt: 1, data: a });
+    await cache.set('b', { fetchedAt: 1, data: b });
+    const [ma, mb] = [cache.peek('a')!, cache.peek('b')!];
+    expect([JSON.stringify(ma.data), JSON.stringify(mb.data)]).toEqual(json);
+    expect(ma.version).toBe(stamp({ fetchedAt: 1, data: JSON.parse(json[0]!) }).version);
+    expect(ma.bytes).toBe(json[0]!.length);
+    const [pa, pb] = [ma.data as typeof a, mb.data as typeof b];
+    // the gadget objects are one object, frozen; the brawlers (not leaves) stay each copy's own
+    expect(pa.brawlers[0]!.gadgets[0]).toBe(pb.brawlers[0]!.gadgets[0]);
+    expect(Object.isFrozen(pa.brawlers[1]!.gears[0])).toBe(true);
+    expect(pa.brawlers[0]).not.toBe(pb.brawlers[0]);
+    expect(() => {
+      (pa.brawlers[0]!.gadgets[0] as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+    // the store keeps the same JSON, and a copy read back from it is shared the same way
+    cache.clearMemory();
+    const back = (await cache.get('b'))!;
+    expect(back.from).toBe('store');
+    expect(JSON.stringify(back.entry.data)).toBe(json[1]);
+  });
+
+  it('Sharing: equal small objects become one, long strings and larger objects are left alone, twice is once', () => {
+    const sharing = new Sharing();
+    const long = 'y'.repeat(100);
+    const one = sharing.share({ items: [{ id: 1, name: 'A' }, { id: 1, name: 'A' }, { text: long }, { big: 'z'.repeat(200) }] });
+    const two = sharing.share({ items: [{ id: 1, name: 'A' }, { id: 2, name: 'A' }] });
+    expect(one.items[0]).toBe(one.items[1]);
+    expect(two.items[0]).toBe(one.items[0]);
+    expect(two.items[1]).not.toBe(two.items[0]);
+    expect(Object.isFrozen(one.items[3])).toBe(false);
+    expect(sharing.share(one)).toBe(one);
+    expect(one).toEqual({ items: [{ id: 1, name: 'A' }, { id: 1, name: 'A' }, { text: long }, { big: 'z'.repeat(200) }] });
+    expect(sharing.share('text')).toBe('text');
+    expect(sharing.share(null)).toBe(null);
   });
 
   it('works without a memory layer, and without a store', async () => {
