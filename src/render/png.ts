@@ -31,6 +31,15 @@
  * Pictures with art, gradients and emoji keep every colour: truecolour at zlib 6 without row
  * filters is 13–16 % smaller than Skia's file in under a third of its time (measured below).
  *
+ * The same truecolour PNG made in the render worker's own thread (RGB scanlines in JS, Node's
+ * zlib) would run at the worker's lowered priority (pool.ts), where sharp encodes on libuv's
+ * thread pool at the main thread's. It does not pay: on 2026-11-24 06:47 UTC (load 5.4; medians
+ * of 9, CPU time; the card 1200×675, the grid 1400×1000, the 108-brawler grid 1800×1200), sharp
+ * took 28.0 / 42.8 / 79.1 ms, Node's zlib 6 (memLevel 8 or 9, default or filtered strategy)
+ * 29.0–32.2 / 42.4–55.6 / 83.0–107.8 ms for the same bytes (226 / 372 / 1,207 KB), of which
+ * making the scanlines alone was 6.2 / 12.5 / 36.0 ms. Node's zlib 3 made files larger than
+ * Skia's (the card 273 KB against 268 KB), zlib 4–5 fell between, as they do through sharp.
+ *
  * Charts are flat areas and lines over the backdrop and must stay under 100 KB (every byte goes to
  * Discord with each reply); truecolour does not get there (the trophy chart: 139 KB at zlib 6
  * without row filters, 20 ms; Skia: 160 KB in 106 ms), a palette of ≤ 256 colours does. Through
