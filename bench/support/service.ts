@@ -1,6 +1,6 @@
 /**
  * The service as an operator starts it, for benchmarks: what `npm start` runs (package.json's start
- * script: MALLOC_ARENA_MAX=2 and V8 flags, then bin/starr.js serve) in its own process with the default settings and log level, its log written to a file,
+ * script: glibc malloc settings and V8 flags, then bin/starr.js serve) in its own process with the default settings and log level, its log written to a file,
  * a fresh DATA_DIR, RATE_LIMIT_FREE raised so a benchmark's load is not refused.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -77,7 +77,7 @@ export interface RunningService {
 
 /**
  * What `npm start` runs, read from package.json's start script: its environment assignments
- * (MALLOC_ARENA_MAX) and node's arguments, so the benchmarks measure exactly that.
+ * (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) and node's arguments, so the benchmarks measure exactly that.
  */
 export function startCommand(): { env: Record<string, string>; args: string[] } {
   const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
