@@ -113,7 +113,7 @@ describe('starr try', () => {
       [`/club show tag:${club} view:members`, /· Members\n/],
       ['/ranking type:clubs', /■ Top clubs · Global/],
       ['/brawler name:shelly', /■ Shelly\n[\s\S]*▸ 🔧 Gadgets/],
-      ['/events', /■ 🎮 Active events\n[\s\S]*ends in \d+ hours?/],
+      ['/events', /■ 🎮 Active events\n[\s\S]*ends in \d+ (?:hours?|minutes?)/],
       ['/map name:Somewhere', /■ Unknown map\n│ No recorded map is called \*\*Somewhere/, 1],
       [`/link tag:${player}`, /■ Account linked/],
       ['/unlink', /■ Unlinked/],

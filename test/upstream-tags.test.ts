@@ -69,6 +69,9 @@ describe('tag helpers (examples)', () => {
   it('reads the usual spellings', () => {
     expect(parseTag('#2pp0gq9lu')).toBe('#2PP0GQ9LU');
     expect(parseTag('%232PPOGQ9LU')).toBe('#2PP0GQ9LU');
+    // a space after the hash, as people type it; and normalising twice changes nothing more
+    expect(parseTag('# 2pp0gq9lu')).toBe('#2PP0GQ9LU');
+    expect(normaliseTag(normaliseTag('# !'))).toBe(normaliseTag('# !'));
     expect(isValidTag('2PP')).toBe(true);
   });
 

@@ -18,7 +18,9 @@ export function normaliseTag(input: string): string {
   // `%23` is the URL-encoded `#`; decode it even when it reaches us still encoded, double encoding
   // (`%2523`) too. Every pass shortens the string, so the loop ends, and at a fixpoint (idempotent).
   while (/%2[35]/i.test(s)) s = s.replace(/%25/gi, '%').replace(/%23/gi, '#');
-  return s.replace(/^#+/, '').toUpperCase().replace(/O/g, '0');
+  // `# ABC` (a space after the hash, as people type it) is the tag ABC: the hashes and the blanks
+  // between them go together, so a second pass finds nothing more to remove
+  return s.replace(/^[#\s]+/, '').toUpperCase().replace(/O/g, '0');
 }
 
 export type TagProblem = 'empty' | 'too_short' | 'too_long' | 'bad_characters';
