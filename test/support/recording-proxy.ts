@@ -79,10 +79,15 @@ export async function startRecordingProxy(targetBase: string): Promise<Recording
       res.once('close', () => {
         if (!res.writableEnded) gone = true;
       });
-      void canned.then(() => {
-        if (gone || req.socket.destroyed) rec.abandoned = true;
-        else forward();
-      });
+      // Checked after the event loop's current round: a client killed just before the promise
+      // resolved has its end of the connection closed already, but the socket's end may sit in the
+      // same round of events as the news of its death, after whatever resolved the promise.
+      void canned.then(() =>
+        setImmediate(() => {
+          if (gone || req.socket.destroyed || req.socket.readableEnded) rec.abandoned = true;
+          else forward();
+        }),
+      );
       return;
     }
     if (canned) {
