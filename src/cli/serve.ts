@@ -36,6 +36,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const { partsOf, startApp } = await import('../app.ts');
   const app = await startApp(cfg, { listen: true });
+  // the start-up notices (no token: the simulated world) are in the log's buffer: out before this line
+  await new Promise<void>((resolve) => app.logger.flush(() => resolve()));
   const what = cfg.ROLE === 'all' ? 'Starr Stats' : `Starr Stats (ROLE=${cfg.ROLE}: ${WHAT[cfg.ROLE]})`;
   io.out(`${what} is listening on ${app.url} (${partsOf(cfg.ROLE).api ? `API docs: ${app.url}/docs` : `health: ${app.url}/healthz, /readyz, /metrics`})`);
   const signal = await untilSignal();
