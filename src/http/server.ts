@@ -84,8 +84,6 @@ export interface HttpServerOptions {
 }
 
 const WINDOW_SECONDS = 60;
-/** pino's number for info */
-const INFO = 30;
 
 /**
  * Cross-origin reads are allowed from anywhere, with the headers clients need to see. Sent on every
@@ -272,7 +270,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     if (!count) s.byStatus.set(status, (count = requests.series({ route, method, status: String(status) })));
     count.inc();
     s.latency.observe(ms / 1000);
-    if (logger.levelVal <= INFO) logRequest(typeof head === 'function' ? head() : head, status, ms, cache);
+    if (logger.isLevelEnabled('info')) logRequest(typeof head === 'function' ? head() : head, status, ms, cache);
   }
 
   /** The one mapping of errors to answers: nothing a client sends produces a body that is not JSON. */
