@@ -4,8 +4,7 @@
  * - in this thread, split: the true draw time (the canvas forced to rasterise, `canvas.data()`),
  *   the service's PNG encode time and bytes, and Skia's default PNG encoding of the same canvas
  *   (`canvas.encodeSync('png')`) with its time and bytes; the encoders' ratio both in wall-clock
- *   time and in CPU time (the process's, while the pool is idle), the one a busy machine's
- *   scheduler does not blur;
+ *   time and in CPU time, the one a busy machine's scheduler does not blur (see encoderThreads);
  * then the longest event-loop block of the main thread during 1,000 renders, and RSS.
  * Every option is rendered 10 times before anything is timed (fonts, JIT, caches warm).
  *
@@ -21,8 +20,9 @@
  * workers at the main thread's priority (the default lowers theirs; see RenderPool), to compare.
  */
 import { spawn } from 'node:child_process';
+import { pbkdf2 } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -70,6 +70,75 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
+/**
+ * CPU time of the threads that encode, apart from V8's helper threads (Linux schedstat: ns on a core
+ * per thread). The process's CPU during an encoder also holds V8's background work on the garbage
+ * of the draw just before it (concurrent marking and sweeping on its helper threads, and collection
+ * tasks this thread runs while it awaits sharp): up to 40 ms during the 1,800×1,200 grid's sharp
+ * encode, which itself took ~55 ms on libvips's threads (2026-11-24 09:51 UTC, per-thread
+ * schedstat). So each encoder is timed on this thread (Skia's and the palette encoder run here;
+ * collection work on this thread still counts), libuv's pool and every thread the process started
+ * after this bench began (libvips's workers, the render workers); V8's helper threads, those present
+ * at the start that are not libuv's pool, are summed apart and printed next to the ratio, so nothing
+ * is left out of sight. Null where there is no /proc (the process's CPU time is used instead).
+ */
+const encoderThreads = await (async () => {
+  const runMs = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  const tids = () => readdirSync('/proc/self/task');
+  try {
+    const main = String(process.pid);
+    const before = new Map(tids().map((t) => [t, runMs(t)] as const));
+    // libuv's pool: the threads that run these hashes (8 jobs of ~20 ms each over its threads)
+    await Promise.all(Array.from({ length: 8 }, () => new Promise((r) => pbkdf2('bench', 'salt', 100_000, 32, 'sha256', r))));
+    const grew = (t: string) => {
+      try {
+        return runMs(t) - before.get(t)! >= 5;
+      } catch {
+        return true; // ended: not a helper to watch
+      }
+    };
+    const helpers = new Set([...before.keys()].filter((t) => t !== main && !grew(t)));
+    /** [encoder threads, V8 helper threads] in ms; this thread read last before and first after, so the reads of the others fall outside */
+    const sample = (mainLast: boolean): [number, number] => {
+      let enc = mainLast ? 0 : runMs(main);
+      let help = 0;
+      for (const t of tids()) {
+        if (t === main) continue;
+        try {
+          if (helpers.has(t)) help += runMs(t);
+          else enc += runMs(t);
+        } catch {
+          // a thread that ended between the listing and the read
+        }
+      }
+      return [mainLast ? enc + runMs(main) : enc, help];
+    };
+    return { start: () => sample(true), end: () => sample(false) };
+  } catch {
+    return null;
+  }
+})();
+/**
+ * Before each timed encoder, 20 ms in which this thread is idle: the collection tasks V8 scheduled
+ * for the draw's garbage run here instead of inside whichever encoder awaits (sharp's does; Skia's
+ * encodeSync blocks the thread, which pushed them into the next encoder timed). No collection is
+ * forced (after a forced one, sweeping fell on the next encoder's allocations: the palette encoder
+ * took 3–6× its time).
+ */
+const settle = () => new Promise((r) => setTimeout(r, 20));
+/** CPU of one encoder: [encoder threads, V8 helper threads] (see encoderThreads), or [process, 0] */
+const timeCpu = async (work: () => unknown): Promise<[number, number]> => {
+  if (!encoderThreads) {
+    const c = cpuMs();
+    await work();
+    return [cpuMs() - c, 0];
+  }
+  const [e0, h0] = encoderThreads.start();
+  await work();
+  const [e1, h1] = encoderThreads.end();
+  return [e1 - e0, h1 - h0];
+};
+
 // --shared-mb 0: every picture comes back as a transferred (counted) buffer, as before pictures came in shared memory
 const pool = new RenderPool({
   ...(values['shared-mb'] === undefined ? {} : { sharedBytesPerCollection: Number(values['shared-mb']) * 1024 * 1024 }),
@@ -79,7 +148,10 @@ await pool.warm();
 for (const c of cases) await prepareJob(c.job);
 console.log(`render pool: ${pool.size} worker(s) at niceness ${values.nice ?? 'default'}; ${WARM_UP} warm-up renders per option, then ${RUNS} timed; RSS at start ${mb().toFixed(0)} MB\n`);
 console.log(
-  `${'option'.padEnd(30)} ${'pool med'.padStart(8)} ${'p95'.padStart(6)} | ${'draw'.padStart(6)} ${'encode'.padStart(6)} ${'KB'.padStart(5)} | ${'Skia enc'.padStart(8)} ${'KB'.padStart(5)} | ${'bytes'.padStart(5)} ${'time'.padStart(5)} ${'cpu'.padStart(5)}  size`,
+  `encode CPU: ${encoderThreads ? "the encoding threads' (this one, libuv's pool, libvips's); V8's helper threads apart, in the last two columns (ours, Skia's)" : "the process's"}\n`,
+);
+console.log(
+  `${'option'.padEnd(30)} ${'pool med'.padStart(8)} ${'p95'.padStart(6)} | ${'draw'.padStart(6)} ${'encode'.padStart(6)} ${'cpu'.padStart(6)} ${'KB'.padStart(5)} | ${'Skia enc'.padStart(8)} ${'cpu'.padStart(6)} ${'KB'.padStart(5)} | ${'bytes'.padStart(5)} ${'time'.padStart(5)} ${'cpu'.padStart(5)} | ${'V8 bg'.padStart(11)}  size`,
 );
 const ratios: { bytes: number; time: number; cpu: number }[] = [];
 if (values.only === 'loop') for (const c of cases) for (let i = 0; i < WARM_UP; i++) await pool.render(c.job);
@@ -104,35 +176,45 @@ for (const c of timed) {
   const skias: number[] = [];
   const encodeCpu: number[] = [];
   const skiaCpu: number[] = [];
+  const encodeHelp: number[] = [];
+  const skiaHelp: number[] = [];
   let bytes = 0;
   let skiaBytes = 0;
   let size = '';
   // two untimed rounds first
   for (let i = 0; i < 7; i++) {
-    let t = performance.now();
+    const t = performance.now();
     const canvas = renderCanvas(c.job);
     const pixels = canvas.data(); // rasterised now, so the encoders below time encoding alone
     const drawn = performance.now() - t;
-    t = performance.now();
-    let cpu = cpuMs();
-    bytes = (await encodePng(pixels, canvas.width, canvas.height, pngStyle(c.job))).length;
-    const ours = [performance.now() - t, cpuMs() - cpu];
-    t = performance.now();
-    cpu = cpuMs();
-    skiaBytes = canvas.encodeSync('png').length;
-    const skia = [performance.now() - t, cpuMs() - cpu];
+    await settle();
+    let ours = 0;
+    const [oursCpu, oursHelp] = await timeCpu(async () => {
+      const t = performance.now();
+      bytes = (await encodePng(pixels, canvas.width, canvas.height, pngStyle(c.job))).length;
+      ours = performance.now() - t;
+    });
+    await settle();
+    let skia = 0;
+    const [skiaOwn, skiaHelpMs] = await timeCpu(() => {
+      const t = performance.now();
+      skiaBytes = canvas.encodeSync('png').length;
+      skia = performance.now() - t;
+    });
     size = `${canvas.width}×${canvas.height}`;
     if (i < 2) continue;
     draws.push(drawn);
-    encodes.push(ours[0]!);
-    encodeCpu.push(ours[1]!);
-    skias.push(skia[0]!);
-    skiaCpu.push(skia[1]!);
+    encodes.push(ours);
+    encodeCpu.push(oursCpu);
+    encodeHelp.push(oursHelp);
+    skias.push(skia);
+    skiaCpu.push(skiaOwn);
+    skiaHelp.push(skiaHelpMs);
   }
   const r = { bytes: bytes / skiaBytes, time: pct(encodes, 0.5) / pct(skias, 0.5), cpu: pct(encodeCpu, 0.5) / pct(skiaCpu, 0.5) };
   ratios.push(r);
   console.log(
-    `${c.name.padEnd(30)} ${ms(pct(times, 0.5), 8)} ${ms(pct(times, 0.95))} | ${ms(pct(draws, 0.5))} ${ms(pct(encodes, 0.5))} ${kb(bytes)} | ${ms(pct(skias, 0.5), 8)} ${kb(skiaBytes)} | ${r.bytes.toFixed(2).padStart(5)} ${r.time.toFixed(2).padStart(5)} ${r.cpu.toFixed(2).padStart(5)}  ${size} ${pngStyle(c.job)}`,
+    `${c.name.padEnd(30)} ${ms(pct(times, 0.5), 8)} ${ms(pct(times, 0.95))} | ${ms(pct(draws, 0.5))} ${ms(pct(encodes, 0.5))} ${ms(pct(encodeCpu, 0.5))} ${kb(bytes)} | ${ms(pct(skias, 0.5), 8)} ${ms(pct(skiaCpu, 0.5))} ${kb(skiaBytes)} | ${r.bytes.toFixed(2).padStart(5)} ${r.time.toFixed(2).padStart(5)} ${r.cpu.toFixed(2).padStart(5)} | ${ms(pct(encodeHelp, 0.5), 5)} ${ms(pct(skiaHelp, 0.5), 5)}  ${size} ${pngStyle(c.job)}`,
   );
 }
 if (ratios.length) console.log(
