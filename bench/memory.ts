@@ -4,17 +4,24 @@
  * Zipf distribution (s = 1) over 500 tags of the simulated world: 95 % JSON (profile 70 %, battle
  * log 25 %), 5 % pictures (the profile card, or brawler grids 4/8/9). Prints the process's RSS
  * (render worker threads included: they live in the same process) at start, every 30 s, at 60 s
- * and at 180 s, and the peak, with the requests answered; then, with no requests, RSS once the
+ * and at 180 s, the peak and the mean from 60 s on (sampled every 250 ms), with the requests answered; then, with no requests, RSS once the
  * render workers have been idle long enough to be ended (--idle seconds after the load, default 75;
  * the pool ends a worker idle for 60 s).
  *
- *   npm run bench:memory [-- --seconds 180 --clients 16 --tags 500 --idle 75]
+ * At 60 s and at the end it also prints where the RSS is (/proc/<pid>/smaps: the node binary, native
+ * addons, glibc's arenas, other anonymous memory: V8's heaps and large buffers).
+ *
+ * `--env NAME=VALUE` (repeatable) starts the service with that setting changed, to compare settings
+ * (CACHE_MEMORY_MB, RENDER_CACHE_MB, MALLOC_ARENA_MAX, NODE_OPTIONS=…) run after run.
+ *
+ *   npm run bench:memory [-- --seconds 180 --clients 16 --tags 500 --idle 75 --port 19100 --env CACHE_MEMORY_MB=16]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { World } from '../src/sim/world.ts';
 import { rssOf, startService } from './support/service.ts';
+import { formatSmaps, smapsOf } from './support/smaps.ts';
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +29,9 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '16' },
     tags: { type: 'string', default: '500' },
     idle: { type: 'string', default: '75' },
+    /** the service's port (default: one derived from this process's id) */
+    port: { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const seconds = Number(values.seconds);
@@ -59,7 +69,14 @@ function nextPath(): string {
   return r < 0.3 ? `/players/${tag}/battlelog` : `/players/${tag}`;
 }
 
-const service = await startService();
+const env: Record<string, string> = {};
+for (const pair of values.env) {
+  const eq = pair.indexOf('=');
+  if (eq <= 0) throw new Error(`--env takes NAME=VALUE, not ${pair}`);
+  env[pair.slice(0, eq)] = pair.slice(eq + 1);
+}
+if (values.port) env.PORT = values.port;
+const service = await startService({ env });
 const dispatcher = new Agent({ connections: clients, pipelining: 1 });
 const started = Date.now();
 const mb = () => rssOf(service.pid);
@@ -70,21 +87,38 @@ let done = 0;
 let stopping = false;
 const marks: string[] = [];
 console.log(
-  `${new Date().toISOString()}  ${clients} clients, Zipf over ${tagCount} tags, 5 % pictures, ${seconds} s; RSS at start ${atStart.toFixed(0)} MB; load average ${loadavg()
+  `${new Date().toISOString()}  ${clients} clients, Zipf over ${tagCount} tags, 5 % pictures, ${seconds} s${values.env.length ? `, ${values.env.join(' ')}` : ''}; RSS at start ${atStart.toFixed(0)} MB; load average ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}`,
 );
 
+// the mean from 60 s on: one reading depends on where it falls between two collections (±40 MB)
+let lateSum = 0;
+let lateCount = 0;
 const sampler = setInterval(() => {
   const now = mb();
   peak = Math.max(peak, now);
+  if (Date.now() - started >= 60_000) {
+    lateSum += now;
+    lateCount++;
+  }
 }, 250);
 const reporter = setInterval(() => {
   const t = Math.round((Date.now() - started) / 1000);
   const line = `${String(t).padStart(4)} s: RSS ${mb().toFixed(0)} MB (peak ${peak.toFixed(0)}), ${done} requests`;
   console.log(line);
 }, 30_000);
-const at60 = seconds > 60 ? setTimeout(() => marks.push(`60 s: ${mb().toFixed(0)} MB`), 60_000) : undefined;
+let smapsAt60 = '';
+/** requests answered in the first 60 s (start-up work, the demo backfill and the poller's first rounds, slows them) */
+let doneAt60 = -1;
+const at60 =
+  seconds > 60
+    ? setTimeout(() => {
+        marks.push(`60 s: ${mb().toFixed(0)} MB`);
+        doneAt60 = done;
+        smapsAt60 = formatSmaps(smapsOf(service.pid));
+      }, 60_000)
+    : undefined;
 
 async function client(): Promise<void> {
   while (!stopping) {
@@ -108,8 +142,9 @@ clearInterval(reporter);
 clearTimeout(at60);
 const end = mb();
 peak = Math.max(peak, end);
+const smapsAtEnd = formatSmaps(smapsOf(service.pid));
 console.log(
-  `\nRSS: start ${atStart.toFixed(0)} MB, ${marks.join(', ')}${marks.length ? ', ' : ''}after ${seconds} s ${end.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (target ≤ 300 MB)`,
+  `\nRSS: start ${atStart.toFixed(0)} MB, ${marks.join(', ')}${marks.length ? ', ' : ''}after ${seconds} s ${end.toFixed(0)} MB, peak ${peak.toFixed(0)} MB${lateCount ? `, mean from 60 s on ${(lateSum / lateCount).toFixed(0)} MB` : ''} (target ≤ 300 MB)`,
 );
 // what holds it: the main thread's heap, the render workers', the caches (from /metrics)
 const metrics = await (await fetch(`${service.base}/metrics`)).text();
@@ -122,6 +157,8 @@ const parts = metrics
     return `${labels} ${(Number(value) / 2 ** 20).toFixed(0)}`;
   });
 console.log(`held, MB: ${parts.join(', ')}`);
+if (smapsAt60) console.log(`at 60 s: ${smapsAt60}`);
+console.log(`after ${seconds} s: ${smapsAtEnd}`);
 // what the heap's settings cost the event loop: the main thread's collections during the run
 const gcValue = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? NaN);
 const gcLine = ['major', 'minor']
@@ -131,12 +168,17 @@ const gcLine = ['major', 'minor']
     return `${kind} ${n} (${(total * 1000).toFixed(0)} ms)`;
   })
   .join(', ');
+// what a smaller memory layer costs: where the core's reads were answered from
+const reads = new Map<string, number>();
+for (const m of metrics.matchAll(/^starr_core_reads_total\{[^}]*source="([^"]+)"[^}]*\} (\S+)$/gm)) reads.set(m[1]!, (reads.get(m[1]!) ?? 0) + Number(m[2]));
+const readsTotal = [...reads.values()].reduce((a, b) => a + b, 0);
+console.log(`core reads: ${[...reads].map(([source, n]) => `${source} ${((100 * n) / readsTotal).toFixed(1)} %`).join(', ')} of ${readsTotal}`);
 console.log(`main thread's collections since start: ${gcLine}; longest major pause ${(gcValue(/^starr_gc_longest_major_pause_seconds (\S+)$/m) * 1000).toFixed(1)} ms`);
 if (idleSeconds > 0) {
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const workers = /^starr_render_workers (\d+)/m.exec(await (await fetch(`${service.base}/metrics`)).text())?.[1];
   console.log(`idle ${idleSeconds} s after the load: RSS ${mb().toFixed(0)} MB${workers === undefined ? '' : `, ${workers} render workers running`}`);
 }
-console.log(`${done} requests; statuses ${[...statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`${done} requests${doneAt60 >= 0 ? ` (${((done - doneAt60) / (seconds - 60)).toFixed(0)}/s from 60 s on)` : ''}; statuses ${[...statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 await dispatcher.close();
 await service.stop();

@@ -93,7 +93,7 @@ export function startCommand(): { env: Record<string, string>; args: string[] } 
 
 export async function startService(opts: { profile?: boolean; env?: Record<string, string> } = {}): Promise<RunningService> {
   const dir = mkdtempSync(join(tmpdir(), 'starr-bench-'));
-  const port = 18_000 + (process.pid % 2000);
+  const port = opts.env?.PORT ? Number(opts.env.PORT) : 18_000 + (process.pid % 2000);
   const log = openSync(join(dir, 'service.log'), 'a');
   const start = startCommand();
   const child: ChildProcess = spawn(process.execPath, [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...start.args], {
