@@ -16,10 +16,11 @@
  * both alike; each line prints req/s, p50/p99 and the server's CPU per request (from
  * /proc/<pid>/stat), each round its ratio, and the median ratio at the end.
  *
- *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --only /image]
+ *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --only /image --port P]
  *
  * --profile starts the service with --cpu-prof (the profile is written into the bench's folder);
- * --only keeps the paths containing that text.
+ * --only keeps the paths containing that text; --port sets the service's port (default 18000 plus
+ * the bench's pid modulo 2000), for a machine where several benchmarks run at once.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
       client: { type: 'string' },
       profile: { type: 'boolean', default: false },
       only: { type: 'string' },
+      port: { type: 'string' },
     },
   });
   const seconds = Number(values.seconds);
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
   const client = values.client ?? (hasWrk() ? 'wrk' : 'autocannon');
   const workers = Math.max(1, availableParallelism());
 
-  const service = await startService({ profile: values.profile, env: process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {} });
+  const service = await startService({ profile: values.profile, env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...(values.port ? { PORT: values.port } : {}) } });
   const { base, dir } = service;
   let bare: ChildProcess | undefined;
   process.on('SIGINT', () => {
