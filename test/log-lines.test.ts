@@ -5,7 +5,7 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { infoLines, preformat } from '../src/log.ts';
+import { infoLines, preformat, TurnLines } from '../src/log.ts';
 import { requestLog, requestLogHead } from '../src/http/request-log.ts';
 
 function capture(opts: pino.LoggerOptions = {}) {
@@ -53,5 +53,60 @@ describe('info lines from preformatted fields', () => {
       logger.info({ method: 'GET', url: '/a', route: '/a', status: 200, ms: 1 }, 'request');
       expect(lines[0]!.replace(/"time":\d+/, '')).toBe(lines[1]!.replace(/"time":\d+/, ''));
     }
+  });
+});
+
+describe('the log destination (TurnLines in front of sonic-boom)', () => {
+  /** a stand-in for sonic-boom recording what it is handed */
+  function fakeBoom() {
+    const writes: string[] = [];
+    const calls: string[] = [];
+    const boom = {
+      write: (s: string) => void writes.push(s),
+      flush: (cb?: () => void) => {
+        calls.push('flush');
+        cb?.();
+      },
+      flushSync: () => void calls.push('flushSync'),
+      end: () => void calls.push('end'),
+    };
+    return { boom: boom as unknown as ConstructorParameters<typeof TurnLines>[0], writes, calls };
+  }
+
+  it('hands sonic-boom the lines of one event-loop turn as one write, in order', async () => {
+    const { boom, writes } = fakeBoom();
+    const logger = pino({ level: 'info', base: undefined }, new TurnLines(boom));
+    const log = requestLog(logger.child({ component: 'http' }));
+    log(requestLogHead('GET', '/a', '/a'), 200, 1, 'hit');
+    logger.warn('between');
+    log(requestLogHead('GET', '/b', '/b'), 404, 2, undefined);
+    expect(writes).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { url?: string; msg: string }).url ?? (JSON.parse(l) as { msg: string }).msg)).toEqual(['/a', 'between', '/b']);
+    logger.info('next turn');
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toHaveLength(2);
+  });
+
+  it('writes what waits before a flush, and before the process exits', async () => {
+    const { boom, writes, calls } = fakeBoom();
+    const logger = pino({ level: 'info', base: undefined }, new TurnLines(boom));
+    logger.info('one');
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    expect(writes).toHaveLength(1);
+    expect(calls).toEqual(['flush']);
+
+    // a real process: a line logged just before process.exit() reaches stdout
+    const { execFileSync } = await import('node:child_process');
+    const script = "const { createLogger } = await import('./src/log.ts'); createLogger({ LOG_LEVEL: 'info' }).info('last words'); process.exit(3);";
+    let out = '';
+    try {
+      execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
+    } catch (e) {
+      expect((e as { status: number }).status).toBe(3);
+      out = (e as { stdout: string }).stdout;
+    }
+    expect(out).toContain('"msg":"last words"');
   });
 });
