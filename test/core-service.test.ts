@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MetricsRegistry } from '../src/http/metrics.ts';
 import { StatsService, type CoreObserver, type StatsServiceOptions } from '../src/core/service.ts';
 import { SimClock, startSim, type SimServer } from '../src/sim/index.ts';
 import { openKeyvStores, type KeyvStores } from '../src/store/keyv.ts';
@@ -76,7 +77,8 @@ const calls = () => proxy.requests.length;
 
 describe('cache', () => {
   it('a miss asks upstream once; hits within the TTL do not; after the TTL it asks again', async () => {
-    const stats = service();
+    const metrics = new MetricsRegistry();
+    const stats = service({ metrics });
     const tag = sim.world.playerTag(5);
     const first = await stats.player(tag);
     expect(first).toMatchObject({ stale: false, ageSeconds: 0, fetchedAt: T0, expiresAt: T0 + 120_000 });
@@ -95,6 +97,8 @@ describe('cache', () => {
     expect(plain(refreshed.data)).toEqual(plain(S.Player.parse(sim.world.player(tag, T0 + 121_000))));
     expect(calls()).toBe(2);
     expect(stats.stats()).toMatchObject({ reads: 3, memoryHits: 1, upstreamCalls: 2 });
+    const reads = metrics.counter('starr_core_reads_total', '');
+    expect([reads.get({ resource: 'player', source: 'memory' }), reads.get({ resource: 'player', source: 'upstream' })]).toEqual([1, 2]);
   });
 
   it('TTLs can differ per resource', async () => {

@@ -61,7 +61,7 @@ export interface CoreObserver {
 
 /** Anything with Prometheus-style counters (src/http/metrics.ts MetricsRegistry fits). */
 export interface CoreMetrics {
-  counter(name: string, help: string): { inc(labels?: Record<string, string>, by?: number): void };
+  counter(name: string, help: string): { inc(labels?: Record<string, string>, by?: number): void; series(labels: Record<string, string>): { inc(by?: number): void } };
 }
 
 export interface StatsServiceOptions {
@@ -183,6 +183,7 @@ export class StatsService implements UpstreamReads {
   private readonly observers: CoreObserver[];
   private readonly counts = { reads: 0, memoryHits: 0, storeHits: 0, upstreamCalls: 0, upstreamFailures: 0, staleServed: 0 };
   private readonly readCounter?: ReturnType<CoreMetrics['counter']>;
+  private readonly memoryReadSeries = new Map<Resource, { inc(by?: number): void }>();
   private readonly callCounter?: ReturnType<CoreMetrics['counter']>;
   /** upstream in maintenance: nobody asks it again before `until` */
   private down: { until: number; error: UpstreamError } | null = null;
@@ -372,9 +373,16 @@ export class StatsService implements UpstreamReads {
     if (now >= this.expiry(m, resource)) return undefined;
     this.counts.reads++;
     this.counts.memoryHits++;
-    this.readCounter?.inc({ resource, source: 'memory' });
+    this.memoryReads(resource)?.inc();
     if (m.missing) throw gone(m);
     return this.view<T>(m, resource, now, 'memory');
+  }
+
+  /** The counter of a resource's memory hits, bound once: a cached answer counts one per request. */
+  private memoryReads(resource: Resource): { inc(by?: number): void } | undefined {
+    let series = this.memoryReadSeries.get(resource);
+    if (!series && this.readCounter) this.memoryReadSeries.set(resource, (series = this.readCounter.series({ resource, source: 'memory' })));
+    return series;
   }
 
   /** `hit` as a promise, for the methods that are not async functions. */
