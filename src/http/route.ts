@@ -87,7 +87,7 @@ export class HttpError extends Error {
 
 export type Reply =
   | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'cached'; fetched: Fetched<unknown>; view?: (data: unknown) => unknown; contentType?: string }
+  | { kind: 'cached'; fetched: Fetched<unknown>; view?: ((data: unknown) => unknown) | undefined; contentType?: string | undefined }
   | {
       kind: 'raw';
       status: number;
@@ -108,12 +108,8 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
 
 /** Data from the core with its freshness: caching headers, ETag/304, stale marking. */
 export function cached<T>(fetched: Fetched<T>, view?: (data: T) => unknown, contentType?: string): Reply {
-  return {
-    kind: 'cached',
-    fetched: fetched as Fetched<unknown>,
-    ...(view ? { view: view as (data: unknown) => unknown } : {}),
-    ...(contentType ? { contentType } : {}),
-  };
+  // one shape for every cached reply (a cached answer makes one per request): no spread of optional parts
+  return { kind: 'cached', fetched: fetched as Fetched<unknown>, view: view as ((data: unknown) => unknown) | undefined, contentType };
 }
 
 /**
