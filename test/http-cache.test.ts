@@ -3,6 +3,7 @@
  * 503 when the game API is down with nothing cached.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PREPARED_BYTES, preparedBytes } from '../src/http/route.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { serve, type HttpClient } from './support/http.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
@@ -54,6 +55,27 @@ describe('caching headers', () => {
     const b = await http.get(`/players/${tag}/battlelog?limit=2`);
     expect(a.headers.etag).not.toBe(b.headers.etag);
     expect((await http.get(`/players/${tag}/battlelog?limit=1`, { 'if-none-match': b.headers.etag! })).status).toBe(200);
+  });
+
+  it('keeps at most PREPARED_BYTES of serialized bodies; one pushed out is made again, the same bytes and ETag', async () => {
+    // profiles and battle logs of the test world's players (~30 KB each) until 1.5 × the bound was sent
+    const paths = [...Array(300).keys()].flatMap((i) => [`/players/${w.sim.world.playerTag(i).slice(1)}`, `/players/${w.sim.world.playerTag(i).slice(1)}/battlelog`]);
+    const path = (i: number) => paths[i]!;
+    const first = await http.get(path(0));
+    let sent = first.text.length;
+    for (let i = 1; sent < 1.5 * PREPARED_BYTES; i++) {
+      const r = await http.get(path(i));
+      expect(r.status).toBe(200);
+      sent += r.text.length;
+    }
+    expect(preparedBytes()).toBeGreaterThan(PREPARED_BYTES / 2);
+    expect(preparedBytes()).toBeLessThanOrEqual(PREPARED_BYTES);
+    w.clock.advance(5_000);
+    const again = await http.get(path(0));
+    expect(again.headers.age).toBe('5'); // the core's copy, not a new fetch
+    expect(again.text).toBe(first.text);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect((await http.get(path(0), { 'if-none-match': first.headers.etag! })).status).toBe(304);
   });
 
   it('serves fresh data with a new ETag once the copy expires', async () => {

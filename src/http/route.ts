@@ -46,6 +46,7 @@
  */
 import { createHash } from 'node:crypto';
 import { etagMatches } from '../lib/etag.ts';
+import { Lru } from '../lib/lru.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -256,9 +257,21 @@ interface Prepared {
   lastModified: string;
 }
 
-/** Serialized bodies per fetched copy and parameters; copies are dropped with the core's data. */
-const prepared = new WeakMap<object, Map<string, Prepared>>();
-const MAX_VARIANTS = 16;
+/**
+ * Serialized bodies of the answers asked for most recently, at most PREPARED_BYTES of them: a
+ * repeated GET sends bytes already made (no JSON.stringify, no hash). Not one per copy the core holds
+ * in memory: those memoised bodies were a second copy of the answers' layer (CACHE_MEMORY_MB of JSON
+ * parsed, and as much again serialized, outside the heap and outside that bound; bench:memory). A
+ * body dropped here is made again from the core's copy, the same bytes and ETag. Keyed by the
+ * fetched copy's identity (a number given to it once; the memo does not keep the copy alive) and the
+ * parameters' variant.
+ */
+export const PREPARED_BYTES = 8 * 2 ** 20;
+const prepared = new Lru<string, Prepared>(Number.MAX_SAFE_INTEGER, { max: PREPARED_BYTES, weigh: (p) => p.body.length + 256 });
+/** bytes of serialized bodies memoised (as counted against PREPARED_BYTES) */
+export const preparedBytes = (): number => prepared.weightTotal;
+const copyIds = new WeakMap<object, number>();
+let lastCopyId = 0;
 
 const etagOf = (body: Buffer) => `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
 
@@ -270,17 +283,17 @@ function serialize(value: unknown, contentType: string | undefined): { body: Buf
 
 function prepare(r: Extract<Reply, { kind: 'cached' }>, variant: string): Prepared {
   const data = r.fetched.data;
-  const memo = typeof data === 'object' && data !== null ? prepared.get(data) : undefined;
-  const hit = memo?.get(variant);
-  if (hit) return hit;
+  let key: string | undefined;
+  if (typeof data === 'object' && data !== null) {
+    let id = copyIds.get(data);
+    if (id === undefined) copyIds.set(data, (id = ++lastCopyId));
+    key = `${id} ${variant}`;
+    const hit = prepared.get(key);
+    if (hit) return hit;
+  }
   const { body, contentType } = serialize(r.view ? r.view(data) : data, r.contentType);
   const p: Prepared = { body, contentType, etag: etagOf(body), lastModified: new Date(r.fetched.fetchedAt).toUTCString() };
-  if (typeof data === 'object' && data !== null) {
-    const m = memo ?? new Map<string, Prepared>();
-    if (m.size >= MAX_VARIANTS) m.delete(m.keys().next().value!);
-    m.set(variant, p);
-    if (!memo) prepared.set(data, m);
-  }
+  if (key !== undefined) prepared.set(key, p);
   return p;
 }
 
