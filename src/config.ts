@@ -167,7 +167,7 @@ export const settings = {
       return v;
     }),
   CACHE_TTL_SECONDS: setting('How long upstream answers are served from cache', '120', int(1, 86_400)),
-  CACHE_MEMORY_MB: setting('Megabytes of answers (as JSON) kept in the in-process cache layer; 0 turns it off', '32', int(0, 65_536)),
+  CACHE_MEMORY_MB: setting('Megabytes of answers (as JSON) kept in the in-process cache layer; 0 turns it off', '16', int(0, 65_536)),
   RENDER_CACHE_MB: setting('Megabytes of rendered PNG pictures kept in memory; 0 turns it off', '24', int(0, 65_536)),
   SIM_SEED: setting('Seed of the simulated world', 'starr', text),
   SIM_PLAYERS: setting('Players in the simulated world', '5000', int(10, 10_000_000)),
