@@ -19,6 +19,7 @@ import { z } from 'zod';
 import type { Core } from '../core/index.ts';
 import type { BotServices } from './services.ts';
 import type { Format } from './format.ts';
+import { BUNDLE_URL } from '../lib/bundle.ts';
 import { checkCommand, describeProblems } from './limits.ts';
 import type { GuildSettings, Premium } from './settings.ts';
 import type { ReplyView, Scalar } from './view.ts';
@@ -99,7 +100,7 @@ export function checkModule(file: string, mod: unknown): CommandModule<unknown> 
     throw new CommandLoadError(`${file}: not a command module: ${z.prettifyError(parsed.error)}`);
   }
   const m = exported as CommandModule<unknown>;
-  const expected = basename(file).replace(/\.ts$/, '');
+  const expected = basename(file).replace(/\.[jt]s$/, '');
   if (m.definition.name !== expected) {
     throw new CommandLoadError(`${file}: defines /${m.definition.name}; the file must be named after its command`);
   }
@@ -108,7 +109,10 @@ export function checkModule(file: string, mod: unknown): CommandModule<unknown> 
   return m;
 }
 
-export const COMMANDS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'commands');
+/** The project's commands/ folder, or its build (.js files) when running from the bundle (bin/build.js). */
+export const COMMANDS_DIR = BUNDLE_URL
+  ? fileURLToPath(new URL('commands/', BUNDLE_URL))
+  : join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'commands');
 
 export class CommandSet {
   private readonly byName: Map<string, CommandModule<unknown>>;
@@ -132,7 +136,7 @@ export class CommandSet {
 
 /** Loads and checks every command module of a folder (default: the project's commands/). */
 export async function loadCommands(dir: string = COMMANDS_DIR): Promise<CommandSet> {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort();
+  const files = (await readdir(dir)).filter((f) => /\.[jt]s$/.test(f) && !f.endsWith('.d.ts')).sort();
   const modules: CommandModule<unknown>[] = [];
   for (const f of files) {
     const path = join(dir, f);

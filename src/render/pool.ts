@@ -9,6 +9,7 @@ import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
+import { BUNDLE_URL } from '../lib/bundle.ts';
 import type { Schedule } from '../lib/schedule.ts';
 import type { RenderJob } from './types.ts';
 import type { JobMessage, ResultMessage, WorkerMemory, WorkerStart } from './worker-main.ts';
@@ -66,7 +67,8 @@ interface Slot {
   ending: boolean;
 }
 
-const WORKER_URL = new URL('./worker.mjs', import.meta.url);
+/** The worker's entry: its build next to the bundle's, or the plain-JS file that registers tsx. */
+const WORKER_URL = BUNDLE_URL ? new URL('render-worker.js', BUNDLE_URL) : new URL('./worker.mjs', import.meta.url);
 
 /**
  * How pictures reach this thread. A transferred ArrayBuffer counts as "external memory" of the
