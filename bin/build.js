@@ -4,7 +4,7 @@
 // transformed sources (README, Development). Plain JavaScript: it runs before anything can load
 // TypeScript.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -93,7 +93,7 @@ export async function ensureBuilt(root = ROOT) {
       absWorkingDir: root,
       entryPoints: {
         cli: join(root, 'src/cli.ts'),
-        'render-worker': join(root, 'src/render/worker-main.ts'),
+        'render-worker-main': join(root, 'src/render/worker-main.ts'),
         ...Object.fromEntries(commands.map((f) => [`commands/${f.replace(/\.ts$/, '')}`, join(root, 'commands', f)])),
       },
       outdir: tmp,
@@ -112,6 +112,8 @@ export async function ensureBuilt(root = ROOT) {
       plugins: [sourceUrls(root)],
       logLevel: 'silent',
     });
+    // A worker thread has source maps off whatever its parent set: its entry turns them on first.
+    writeFileSync(join(tmp, 'render-worker.js'), "process.setSourceMapsEnabled(true);\nawait import('./render-worker-main.js');\n");
     try {
       renameSync(tmp, dir);
     } catch (e) {
