@@ -9,12 +9,16 @@
  *   MALLOC_ARENA_MAX=2 there is one);
  * - `other anon`: every other anonymous mapping: V8's heaps (main thread and workers), allocations
  *   at or above glibc's mmap threshold (buffers, canvases, array buffers), thread stacks.
+ * With jemalloc preloaded (`--env LD_PRELOAD=…libjemalloc.so.2`) glibc's arenas stay empty: jemalloc
+ * maps its own extents, which count as `other anon`; `allocator` says which one the process runs.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 
 const ARENA = 64 * 1024 * 1024;
 
 export interface SmapsBreakdown {
+  /** the malloc the process runs: jemalloc when its library is mapped, else glibc's */
+  allocator: 'jemalloc' | 'glibc';
   node: number;
   addons: number;
   files: number;
@@ -56,7 +60,7 @@ export function smapsOf(pid: number): SmapsBreakdown | undefined {
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
     if (rss && current) current.rss = Number(rss[1]) * 1024;
   }
-  const out: SmapsBreakdown = { node: 0, addons: 0, files: 0, mallocMain: 0, mallocArenas: 0, otherAnon: 0 };
+  const out: SmapsBreakdown = { allocator: regions.some((r) => /\/libjemalloc\.so/.test(r.path)) ? 'jemalloc' : 'glibc', node: 0, addons: 0, files: 0, mallocMain: 0, mallocArenas: 0, otherAnon: 0 };
   // glibc's non-main arenas: an anonymous reservation aligned on and sized 64 MB, its used part
   // read-write and the rest without access (two adjacent mappings)
   const arenaStarts = new Set<number>();
@@ -83,5 +87,9 @@ export function smapsOf(pid: number): SmapsBreakdown | undefined {
 export function formatSmaps(b: SmapsBreakdown | undefined): string {
   if (!b) return 'smaps: not available';
   const mb = (n: number) => (n / 2 ** 20).toFixed(0);
-  return `smaps, MB: node binary ${mb(b.node)}, native addons ${mb(b.addons)}, other files ${mb(b.files)}; malloc main arena ${mb(b.mallocMain)}, other arenas ${mb(b.mallocArenas)}; other anonymous (V8 heaps, large buffers, stacks) ${mb(b.otherAnon)}`;
+  const malloc =
+    b.allocator === 'jemalloc'
+      ? 'malloc: jemalloc (its memory is in other anonymous)'
+      : `malloc main arena ${mb(b.mallocMain)}, other arenas ${mb(b.mallocArenas)}`;
+  return `smaps, MB: node binary ${mb(b.node)}, native addons ${mb(b.addons)}, other files ${mb(b.files)}; ${malloc}; other anonymous (V8 heaps, large buffers, stacks) ${mb(b.otherAnon)}`;
 }
