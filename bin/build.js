@@ -27,13 +27,14 @@ function filesUnder(dir) {
 
 /**
  * What a build depends on: the path, mtime and size of every source (src/, commands/), of the lock
- * file and of this script, and the project's own place (the bundle holds absolute paths). Cheap to
- * compute at each start (a stat per file, no reads).
+ * file, package.json and tsconfig.json (esbuild reads both) and of this script, and the project's own
+ * place (the bundle holds absolute paths). Cheap to compute at each start (a stat per file, no reads).
  */
 export function fingerprint(root = ROOT) {
   const h = createHash('sha256');
   h.update(`${root}\0`);
-  const inputs = [...filesUnder(join(root, 'src')), ...filesUnder(join(root, 'commands')), join(root, 'package-lock.json'), SELF];
+  const settings = ['package-lock.json', 'package.json', 'tsconfig.json'].map((f) => join(root, f));
+  const inputs = [...filesUnder(join(root, 'src')), ...filesUnder(join(root, 'commands')), ...settings, SELF];
   for (const path of inputs) {
     let s;
     try {

@@ -21,7 +21,7 @@ afterAll(() => {
 function project(leaveOut?: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'starr-bundle-'));
   copies.push(dir);
-  for (const part of ['src', 'commands', 'bin', 'package.json', 'package-lock.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
+  for (const part of ['src', 'commands', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json']) cpSync(join(ROOT, part), join(dir, part), { recursive: true });
   if (leaveOut === undefined) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   else {
     mkdirSync(join(dir, 'node_modules'));
