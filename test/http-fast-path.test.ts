@@ -19,6 +19,8 @@ interface Side {
   lines: Record<string, unknown>[];
   metrics: MetricsRegistry;
   answered(): number;
+  /** fast-path answers made without calling the handler (a copy still fresh in the core's memory) */
+  fromMemo(): number;
 }
 
 function side(w: TestWorld, limiter: RateLimiter, fastPath: boolean): Promise<Side> {
@@ -26,7 +28,7 @@ function side(w: TestWorld, limiter: RateLimiter, fastPath: boolean): Promise<Si
   const logger = pino({ level: 'info', base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) });
   const metrics = new MetricsRegistry();
   const app = createHttpServer(w.core, { now: w.now, limiter, logger, metrics, fastPath });
-  return serve(app).then((http) => ({ http, lines, metrics, answered: () => app.starr.hot?.answered ?? 0 }));
+  return serve(app).then((http) => ({ http, lines, metrics, answered: () => app.starr.hot?.answered ?? 0, fromMemo: () => app.starr.hot?.fromMemo ?? 0 }));
 }
 
 /** Headers as sent, but the date (the wall clock's) and the count left (one less on the second). */
@@ -100,21 +102,55 @@ describe('the fast path answers what the normal path answers', () => {
       ['/rankings/FR/clubs', '/rankings/:countryCode/clubs'],
     ];
     for (const [path, route] of cases) {
+      const memo = fast.fromMemo();
       const b = await same(path, route);
+      // the second time, and every time after, without calling the handler
+      expect(fast.fromMemo(), path).toBe(memo + 1);
       expect(b.status, path).toBe(200);
       expect(fast.lines.at(-1)).toMatchObject({ cache: 'hit', status: 200, route });
       // and the 304 of a matching If-None-Match, without a body
       const nm = await same(path, route, { 'if-none-match': b.headers.etag! });
       expect(nm.status, path).toBe(304);
       expect(nm.body.length).toBe(0);
+      expect(fast.fromMemo(), path).toBe(memo + 3);
     }
+  });
+
+  it('answers a copy still fresh from memory with its age now, and one past its freshness through the handler', async () => {
+    const path = `/players/${w.sim.world.playerTag(6).slice(1)}`;
+    const first = await same(path, '/players/:tag');
+    let memo = fast.fromMemo();
+    w.clock.advance(30_000);
+    const b = await same(path, '/players/:tag');
+    expect(fast.fromMemo()).toBe(memo + 2);
+    expect([b.headers.age, b.headers['cache-control'], b.headers.etag]).toEqual(['30', 'public, max-age=90', first.headers.etag]);
+    expect(b.headers['last-modified']).toBe(first.headers['last-modified']);
+
+    // past the TTL: the handler refreshes it (the fast path still answers, not from the memo)
+    w.clock.advance(100_000);
+    memo = fast.fromMemo();
+    const answered = fast.answered();
+    const c = await fast.http.get(path);
+    expect([fast.answered(), fast.fromMemo()]).toEqual([answered + 1, memo]);
+    expect(c.status).toBe(200);
+    expect([c.headers.age, c.headers['cache-control']]).toEqual(['0', 'public, max-age=120']);
+    expect(c.headers['last-modified']).not.toBe(first.headers['last-modified']);
+    expect(fast.lines.at(-1)).toMatchObject({ cache: 'miss', status: 200 });
+
+    // the new copy is the memo now, the same answer as the normal path's
+    const d = await same(path, '/players/:tag');
+    expect(fast.fromMemo()).toBe(memo + 2);
+    expect(d.headers['last-modified']).toBe(c.headers['last-modified']);
+    expect(d.body.equals(c.body)).toBe(true);
   });
 
   it('with the age and max-age of the moment it answers', async () => {
     const path = `/players/${w.sim.world.playerTag(4).slice(1)}`;
     await same(path, '/players/:tag');
     w.clock.advance(45_000);
+    const memo = fast.fromMemo();
     const b = await same(path, '/players/:tag');
+    expect(fast.fromMemo()).toBe(memo + 2);
     expect(b.headers.age).toBe('45');
     expect(b.headers['cache-control']).toBe('public, max-age=75');
   });

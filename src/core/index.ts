@@ -15,7 +15,7 @@ import type { HistoryService } from './history.ts';
 import type { ImageService } from './images.ts';
 import type { UpstreamReads } from './types.ts';
 
-export type { Fetched, RankingResponse, RankingKind, ReadOptions, UpstreamReads } from './types.ts';
+export type { Fetched, Freshness, RankingResponse, RankingKind, ReadOptions, UpstreamReads } from './types.ts';
 
 /** What front doors read of recorded history (and the pins a linked member or a board holds). */
 export type HistoryReads = Pick<

@@ -38,7 +38,7 @@ import { wallClockSchedule, type Schedule } from '../lib/schedule.ts';
 import { stamp, TieredCache, type CacheEntry } from './cache.ts';
 import { ALL_KEYS, type PeerFlights } from './peer-flights.ts';
 import { SingleFlight } from './singleflight.ts';
-import type { Fetched, FetchedSource, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
+import type { Fetched, FetchedSource, Freshness, RankingKind, RankingResponse, ReadOptions, UpstreamReads } from './types.ts';
 
 /** What the cache distinguishes for TTLs and metrics. */
 export type Resource = 'player' | 'battlelog' | 'club' | 'rankings' | 'brawlers' | 'brawler' | 'rotation' | 'gamemodes';
@@ -375,7 +375,25 @@ export class StatsService implements UpstreamReads {
     this.counts.memoryHits++;
     this.memoryReads(resource)?.inc();
     if (m.missing) throw gone(m);
-    return this.view<T>(m, resource, now, 'memory');
+    return this.view<T>(m, key, resource, now, 'memory');
+  }
+
+  peekFresh(key: string, fetchedAt: number): Freshness | undefined {
+    const m = this.cache.peek(key);
+    if (!m || m.missing || m.fetchedAt !== fetchedAt) return undefined;
+    // the key's prefix is its resource (player:#TAG, rankings:players:global, brawlers)
+    const colon = key.indexOf(':');
+    const resource = (colon < 0 ? key : key.slice(0, colon)) as Resource;
+    const now = this.now();
+    const expiresAt = this.expiry(m, resource);
+    if (now >= expiresAt) return undefined;
+    // what `hit` and the method that returned the copy count
+    this.counts.reads++;
+    this.counts.memoryHits++;
+    this.memoryReads(resource)?.inc();
+    if (resource === 'player' || resource === 'battlelog') this.viewed('player', key.slice(colon + 1), NO_OPTIONS);
+    else if (resource === 'club') this.viewed('club', key.slice(colon + 1), NO_OPTIONS);
+    return { expiresAt, ageSeconds: Math.max(0, Math.floor((now - m.fetchedAt) / 1000)) };
   }
 
   /** The counter of a resource's memory hits, bound once: a cached answer counts one per request. */
@@ -412,7 +430,7 @@ export class StatsService implements UpstreamReads {
         else this.counts.memoryHits++;
         this.readCounter?.inc({ resource: spec.resource, source: got!.from });
         if (stored.missing) throw gone(stored);
-        return this.view(stored, spec.resource, now, got!.from);
+        return this.view(stored, spec.key, spec.resource, now, got!.from);
       }
     }
     if (o.priority === 'poll') return this.refreshes.run(`${spec.key}\u0000poll`, () => this.refresh(spec, o, stored));
@@ -439,7 +457,7 @@ export class StatsService implements UpstreamReads {
           if (copy) {
             this.counts.staleServed++;
             this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
-            resolve(this.view(copy, spec.resource, this.now(), 'stale', 'slow'));
+            resolve(this.view(copy, spec.key, spec.resource, this.now(), 'stale', 'slow'));
           } else {
             this.readCounter?.inc({ resource: spec.resource, source: 'error' });
             reject(new UnavailableError(`The game's API did not answer within ${this.interactiveBudgetMs} ms`, 0, 'timeout'));
@@ -494,7 +512,7 @@ export class StatsService implements UpstreamReads {
     this.counts.storeHits++;
     this.readCounter?.inc({ resource: spec.resource, source: 'store' });
     if (newer.missing) throw gone(newer);
-    return this.view(newer, spec.resource, this.now(), 'store');
+    return this.view(newer, spec.key, spec.resource, this.now(), 'store');
   }
 
   /** The shared store's entry for the key when it is still fresh and was fetched after `since`. */
@@ -533,7 +551,7 @@ export class StatsService implements UpstreamReads {
     this.failures.delete(spec.key);
     await this.cache.set(spec.key, entry);
     if (spec.event) this.emitFetched(spec.event.kind, spec.event.key, data, at);
-    return this.view(entry, spec.resource, at, 'upstream');
+    return this.view(entry, spec.key, spec.resource, at, 'upstream');
   }
 
   /** The last good copy in place of the error, when there is one young enough. */
@@ -546,7 +564,7 @@ export class StatsService implements UpstreamReads {
     }
     this.counts.staleServed++;
     this.readCounter?.inc({ resource: spec.resource, source: 'stale' });
-    return this.view(entry, spec.resource, now, 'stale', error.kind);
+    return this.view(entry, spec.key, spec.resource, now, 'stale', error.kind);
   }
 
   /** When a cached copy stops being fresh. */
@@ -577,7 +595,7 @@ export class StatsService implements UpstreamReads {
     await this.peers?.hold(shared.key, e, shared.ms).catch((err: unknown) => this.logger?.warn({ err }, 'could not share an upstream failure hold'));
   }
 
-  private view<T>(entry: CacheEntry, resource: Resource, now: number, source: FetchedSource, staleReason?: string): Fetched<T> {
+  private view<T>(entry: CacheEntry, key: string, resource: Resource, now: number, source: FetchedSource, staleReason?: string): Fetched<T> {
     const f: Fetched<T> = {
       data: entry.data as T,
       fetchedAt: entry.fetchedAt,
@@ -586,6 +604,7 @@ export class StatsService implements UpstreamReads {
       ageSeconds: Math.max(0, Math.floor((now - entry.fetchedAt) / 1000)),
       version: stamp(entry).version!,
       source,
+      key,
     };
     if (staleReason) f.staleReason = staleReason;
     return f;

@@ -40,6 +40,16 @@ export interface Fetched<T> {
   version?: string;
   /** where the read was answered from (absent outside the core's cache) */
   source?: FetchedSource;
+  /** the cache key of the copy (absent outside the core's cache): what `peekFresh` is asked with */
+  key?: string;
+}
+
+/** How fresh a copy still held in memory is now (`UpstreamReads.peekFresh`). */
+export interface Freshness {
+  /** epoch ms when the copy stops being fresh */
+  expiresAt: number;
+  /** seconds since the copy was fetched, whole */
+  ageSeconds: number;
 }
 
 /** Rankings in the interface's envelope `{region, timestamp, items}`. */
@@ -75,4 +85,12 @@ export interface UpstreamReads {
   brawler(brawlerId: number, o?: ReadOptions): Promise<Fetched<Brawler>>;
   eventRotation(o?: ReadOptions): Promise<Fetched<EventRotation>>;
   gameModes(o?: ReadOptions): Promise<Fetched<GameModeList>>;
+  /**
+   * A user's read repeated synchronously: when the memory layer still holds, fresh, the very copy a
+   * read returned (its `key` and `fetchedAt`), counts the read as the method would (a memory hit, and
+   * a look-up of the player or club) and says how fresh the copy is now; otherwise does nothing and
+   * returns undefined (the copy is stale, evicted, replaced, or a remembered 404), and the caller
+   * reads as usual. The HTTP fast path answers a remembered URL with it without calling its handler.
+   */
+  peekFresh(key: string, fetchedAt: number): Freshness | undefined;
 }

@@ -36,7 +36,9 @@
  * (a tag arrives as '#TAG', a country as 'global' or 'US').
  *
  * A handler takes everything from its context (params, query, auth, headers, core): the fast path
- * (fast-path.ts) calls it again, without routing or validation, for a URL it answered before.
+ * (fast-path.ts) calls it again, without routing or validation, for a URL it answered before; and
+ * when its reply was `cached(read)` of one core read (`core.stats`), it is not called at all while
+ * that copy is fresh in memory (`hotAnswer`): such a reply depends on the read, params and query only.
  *
  * Replies: `cached(fetched, view?, contentType?)` for data from the core (the view runs once per
  * fetched copy and parameters: its serialized bytes and ETag are memoised, so a cached GET costs a
@@ -231,6 +233,21 @@ export interface HotRoute {
   variant: string;
   /** the log line's method, URL (secrets redacted) and route, formatted once */
   logHead: Preformatted;
+  /**
+   * The copy of the core's data the last answer was made from, while it was fresh: the fast path
+   * asks the core whether it still holds it (`peekFresh`) and, if so, sends its memoised body
+   * without calling the handler (`hotAnswer`). Replaced by each answer the handler gives.
+   */
+  memo?: HotMemo | undefined;
+}
+
+/** What `hotAnswer` needs of the copy an answer was made from; no reference to the data or body. */
+export interface HotMemo {
+  /** the copy's cache key and when it was fetched (`peekFresh`'s question) */
+  key: string;
+  fetchedAt: number;
+  /** the key of its serialized body among the memoised ones */
+  prepared: string;
 }
 
 /** Replies the fast path may repeat: data with freshness, or bytes with an ETag and a max-age. */
@@ -251,6 +268,8 @@ declare module 'fastify' {
 }
 
 interface Prepared {
+  /** its key in `prepared` (a HotMemo holds it, not the body) */
+  key: string | undefined;
   body: Buffer;
   etag: string;
   contentType: string;
@@ -292,7 +311,7 @@ function prepare(r: Extract<Reply, { kind: 'cached' }>, variant: string): Prepar
     if (hit) return hit;
   }
   const { body, contentType } = serialize(r.view ? r.view(data) : data, r.contentType);
-  const p: Prepared = { body, contentType, etag: etagOf(body), lastModified: new Date(r.fetched.fetchedAt).toUTCString() };
+  const p: Prepared = { key, body, contentType, etag: etagOf(body), lastModified: new Date(r.fetched.fetchedAt).toUTCString() };
   if (key !== undefined) prepared.set(key, p);
   return p;
 }
@@ -311,8 +330,11 @@ export interface Answer {
   cache?: string;
 }
 
-/** The answer to a handler's reply; `ifNoneMatch` is the request's If-None-Match header. */
-export function answerOf(r: Reply, ifNoneMatch: string | undefined, variant: string, now: number): Answer {
+/**
+ * The answer to a handler's reply; `ifNoneMatch` is the request's If-None-Match header. `hot`, the
+ * URL as the fast path remembers it, gets the memo of a fresh copy (or loses the one it had).
+ */
+export function answerOf(r: Reply, ifNoneMatch: string | undefined, variant: string, now: number, hot?: HotRoute): Answer {
   if (r.kind === 'json') {
     const { body, contentType } = serialize(r.body, undefined);
     return { status: r.status, headers: { 'content-type': contentType, 'cache-control': 'no-store', ...r.headers }, body };
@@ -336,19 +358,43 @@ export function answerOf(r: Reply, ifNoneMatch: string | undefined, variant: str
   }
   const f = r.fetched;
   const p = prepare(r, variant);
+  if (hot) hot.memo = !f.stale && f.key !== undefined && p.key !== undefined ? { key: f.key, fetchedAt: f.fetchedAt, prepared: p.key } : undefined;
   const maxAge = f.stale ? 0 : Math.max(0, Math.ceil((f.expiresAt - now) / 1000));
+  const a = copyAnswer(p, maxAge, f.ageSeconds, ifNoneMatch);
+  if (f.stale) {
+    Object.assign(a.headers, freshnessHeaders(f));
+    a.cache = 'stale';
+  } else if (f.source) a.cache = f.source === 'upstream' ? 'miss' : 'hit';
+  return a;
+}
+
+/** The answer of a serialized copy of the core's data: its caching headers, or the 304. */
+function copyAnswer(p: Prepared, maxAge: number, ageSeconds: number, ifNoneMatch: string | undefined): Answer {
   // the same headers as freshnessHeaders(f), without a second object and a spread per cached answer
   const headers: Record<string, string> = {
     'content-type': p.contentType,
     'cache-control': `public, max-age=${maxAge}`,
     etag: p.etag,
     'last-modified': p.lastModified,
-    age: String(Math.max(0, f.ageSeconds)),
+    age: String(Math.max(0, ageSeconds)),
   };
-  if (f.stale) Object.assign(headers, freshnessHeaders(f));
-  const a: Answer = etagMatches(ifNoneMatch, p.etag) ? { status: 304, headers } : { status: 200, headers, body: p.body };
-  if (f.stale) a.cache = 'stale';
-  else if (f.source) a.cache = f.source === 'upstream' ? 'miss' : 'hit';
+  return etagMatches(ifNoneMatch, p.etag) ? { status: 304, headers } : { status: 200, headers, body: p.body };
+}
+
+/**
+ * The answer to a remembered URL without calling its handler: when the copy its last answer was made
+ * from is still fresh in the core's memory (`peekFresh`, which counts the read as the handler's call
+ * would) and its body is still memoised. Undefined otherwise, having done nothing: call the handler.
+ */
+export function hotAnswer(hot: HotRoute, ifNoneMatch: string | undefined, reads: Pick<Core['stats'], 'peekFresh'>, now: number): Answer | undefined {
+  const m = hot.memo;
+  if (!m) return undefined;
+  const p = prepared.get(m.prepared);
+  if (!p) return undefined;
+  const fresh = reads.peekFresh(m.key, m.fetchedAt);
+  if (!fresh) return undefined;
+  const a = copyAnswer(p, Math.max(0, Math.ceil((fresh.expiresAt - now) / 1000)), fresh.ageSeconds, ifNoneMatch);
+  a.cache = 'hit';
   return a;
 }
 
@@ -395,14 +441,15 @@ export function routeGroup(name: string, defs: RouteDef[]): FastifyPluginAsync {
           const rt = app.starr;
           const variant = plain ? spec.url : `${spec.url}\n${JSON.stringify(params)}\n${JSON.stringify(query)}`;
           const result = await spec.handler({ params, query, core: rt.core, auth: request.auth, headers: request.headers, now: rt.now, runtime: rt });
-          const a = answerOf(result, request.headers['if-none-match'], variant, rt.now());
           // A cacheable answer to a client without a key: the next GET of the same URL may skip
           // routing and validation (fast-path.ts); what the URL means never changes.
+          let hot: HotRoute | undefined;
           if (rt.hot && request.method === 'GET' && request.auth?.kind === 'free' && (spec.rateLimit ?? 'count') === 'count' && isCacheable(result)) {
             const raw = request.raw as { originalUrl?: string; url?: string };
-            rt.hot.remember(raw.originalUrl ?? raw.url ?? request.url, { def, route: spec.url, params, query, variant, logHead: requestLogHead('GET', request.url, spec.url) });
+            hot = { def, route: spec.url, params, query, variant, logHead: requestLogHead('GET', request.url, spec.url), memo: undefined };
+            rt.hot.remember(raw.originalUrl ?? raw.url ?? request.url, hot);
           }
-          return send(reply, request, a);
+          return send(reply, request, answerOf(result, request.headers['if-none-match'], variant, rt.now(), hot));
         },
       });
     }
