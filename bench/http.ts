@@ -14,7 +14,8 @@
  *
  * For each path, runs alternate (service, bare, service, bare...) so load from elsewhere skews
  * both alike; each line prints req/s, p50/p99 and the server's CPU per request (from
- * /proc/<pid>/stat), each round its ratio, and the median ratio at the end.
+ * /proc/<pid>/stat; the main thread's user and system part apart), each round its ratio, and the median
+ * ratio at the end.
  *
  *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --only /image --port P]
  *
@@ -29,7 +30,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuOf, ROOT, settled, startService } from './support/service.ts';
+import { cpuOf, mainThreadCpu, ROOT, settled, startService } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -38,6 +39,8 @@ interface Run {
   requests: number;
   errors: number;
   cpuPerRequest: number;
+  /** the main thread's user and system CPU per request, µs (Linux /proc/<pid>/task/<pid>/stat) */
+  mainPerRequest: [number, number];
 }
 
 interface Captured {
@@ -63,7 +66,7 @@ const wrkUnit = (v: string): number => {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 };
 
-function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest'> {
+function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest'> {
   const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -74,7 +77,7 @@ function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuP
 }
 
 /** autocannon in `workers` processes at once, connections split between them. */
-async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest'>> {
+async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest'>> {
   const per = Math.max(1, Math.floor(connections / workers));
   const results = await Promise.all(
     Array.from({ length: workers }, () => {
@@ -171,12 +174,16 @@ async function main(): Promise<void> {
     const load = (url: string, s: number) => (client === 'wrk' ? Promise.resolve(wrk(url, s, connections)) : autocannonRun(url, s, connections, workers));
     const run = async (pid: number, url: string, s: number): Promise<Run> => {
       const before = cpuOf(pid);
+      const main0 = mainThreadCpu(pid);
       const r = await load(url, s);
-      return { ...r, cpuPerRequest: (cpuOf(pid) - before) / Math.max(1, r.requests) };
+      const main1 = mainThreadCpu(pid);
+      const n = Math.max(1, r.requests);
+      return { ...r, cpuPerRequest: (cpuOf(pid) - before) / n, mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n] };
     };
     const line = (name: string, r: Run) =>
       `  ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ` +
-      `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req${r.errors ? `  errors/non-2xx ${r.errors}` : ''}`;
+      `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req (main thread user ${r.mainPerRequest[0].toFixed(0)} + system ${r.mainPerRequest[1].toFixed(0)})` +
+      `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
     const median = (xs: number[]) => {
       const v = [...xs].sort((a, b) => a - b);

@@ -20,6 +20,16 @@ export function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_US;
 }
 
+/**
+ * The user and system CPU of a process's main thread, µs (its task has the process's id): where the
+ * server's own work and its system calls go, apart from V8's helpers and libuv's pool.
+ */
+export function mainThreadCpu(pid: number): [number, number] {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [Number(fields[11]) * TICK_US, Number(fields[12]) * TICK_US];
+}
+
 /** resident memory of a process, threads (render workers) included, in MB. */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
