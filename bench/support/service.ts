@@ -13,22 +13,24 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TICK_US = 1_000_000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
 
+/** [user, system] CPU in µs of a /proc stat file (a process's, or one thread's under task/). */
+function userSystem(statPath: string): [number, number] {
+  const stat = readFileSync(statPath, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [Number(fields[11]) * TICK_US, Number(fields[12]) * TICK_US];
+}
+
 /** user + system CPU of a process and all its threads, in microseconds. */
 export function cpuOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  const [user, system] = userSystem(`/proc/${pid}/stat`);
+  return user + system;
 }
 
 /**
  * The user and system CPU of a process's main thread, µs (its task has the process's id): where the
  * server's own work and its system calls go, apart from V8's helpers and libuv's pool.
  */
-export function mainThreadCpu(pid: number): [number, number] {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return [Number(fields[11]) * TICK_US, Number(fields[12]) * TICK_US];
-}
+export const mainThreadCpu = (pid: number): [number, number] => userSystem(`/proc/${pid}/task/${pid}/stat`);
 
 /** resident memory of a process, threads (render workers) included, in MB. */
 export function rssOf(pid: number): number {

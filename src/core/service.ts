@@ -371,9 +371,7 @@ export class StatsService implements UpstreamReads {
     if (!m) return undefined;
     const now = this.now();
     if (now >= this.expiry(m, resource)) return undefined;
-    this.counts.reads++;
-    this.counts.memoryHits++;
-    this.memoryReads(resource)?.inc();
+    this.countMemoryHit(resource);
     if (m.missing) throw gone(m);
     return this.view<T>(m, key, resource, now, 'memory');
   }
@@ -388,12 +386,17 @@ export class StatsService implements UpstreamReads {
     const expiresAt = this.expiry(m, resource);
     if (now >= expiresAt) return undefined;
     // what `hit` and the method that returned the copy count
-    this.counts.reads++;
-    this.counts.memoryHits++;
-    this.memoryReads(resource)?.inc();
+    this.countMemoryHit(resource);
     if (resource === 'player' || resource === 'battlelog') this.viewed('player', key.slice(colon + 1), NO_OPTIONS);
     else if (resource === 'club') this.viewed('club', key.slice(colon + 1), NO_OPTIONS);
     return { expiresAt, ageSeconds: Math.max(0, Math.floor((now - m.fetchedAt) / 1000)) };
+  }
+
+  /** A read answered from the memory layer (`hit`, `peekFresh`). */
+  private countMemoryHit(resource: Resource): void {
+    this.counts.reads++;
+    this.counts.memoryHits++;
+    this.memoryReads(resource)?.inc();
   }
 
   /** The counter of a resource's memory hits, bound once: a cached answer counts one per request. */
