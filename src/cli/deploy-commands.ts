@@ -2,12 +2,8 @@
  * `starr deploy-commands [--guild ID] [--dry-run]`: validates every slash command against
  * Discord's rules and bulk-overwrites them, for one guild or globally.
  */
-import { DiscordAPIError } from 'discord.js';
-import { discordRest } from '../bot/discord-rest.ts';
 import type { CliIo } from '../cli.ts';
 import { EXIT_CONFIG, loadCliConfig, parseArgs, readArgs, UsageError } from './args.ts';
-import { loadCommands } from '../bot/command.ts';
-import { DeployError, appIdFromToken, deployCommands, validateDefinitions } from '../bot/deploy.ts';
 
 export const summary = 'Check the slash commands against Discord\'s rules and register them (one guild or global)';
 export const usage = 'starr deploy-commands [--guild ID] [--dry-run]';
@@ -26,6 +22,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const cfg = loadCliConfig(io);
   if (typeof cfg === 'number') return cfg;
 
+  // discord.js and the bot's commands are loaded only to deploy (`starr --help` loads this module
+  // for its summary).
+  const [{ DiscordAPIError }, { discordRest }, { loadCommands }, { DeployError, appIdFromToken, deployCommands, validateDefinitions }] = await Promise.all([
+    import('discord.js'),
+    import('../bot/discord-rest.ts'),
+    import('../bot/command.ts'),
+    import('../bot/deploy.ts'),
+  ]);
   const commands = await loadCommands();
   const definitions = commands.definitions();
   try {

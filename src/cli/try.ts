@@ -10,13 +10,8 @@ import { join, relative, resolve } from 'node:path';
 import type { CliIo } from '../cli.ts';
 import { loadCliConfig, parseArgs, readArgs, UsageError } from './args.ts';
 import { usesSimulator } from '../config.ts';
-import { createLogger } from '../log.ts';
-import { openCore } from '../core/open.ts';
-import { createBot } from '../bot/index.ts';
-import { InvocationError } from '../bot/invocation.ts';
-import { NoSuchComponentError, pressLocal, runLocal, type LocalResponder, type LocalUser } from '../bot/local.ts';
+import type { LocalResponder, LocalUser } from '../bot/local.ts';
 import type { RenderedMessage } from '../bot/render.ts';
-import { messageText } from '../bot/text.ts';
 
 export const summary = 'Run a slash command locally and print the reply (attachments go to ./out)';
 export const usage =
@@ -45,6 +40,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const cfg = loadCliConfig(io);
   if (typeof cfg === 'number') return cfg;
 
+  // The core and the bot are loaded once the arguments are known to be good (as `starr --help`
+  // loads every command's module for its summary, and a usage error needs none of them).
+  const [{ createLogger }, { openCore }, { createBot }, { InvocationError }, { NoSuchComponentError, pressLocal, runLocal }, { messageText }] = await Promise.all([
+    import('../log.ts'),
+    import('../core/open.ts'),
+    import('../bot/index.ts'),
+    import('../bot/invocation.ts'),
+    import('../bot/local.ts'),
+    import('../bot/text.ts'),
+  ]);
   // The terminal is for the reply: only problems are logged.
   const logger = createLogger({ LOG_LEVEL: cfg.LOG_LEVEL === 'info' ? 'warn' : cfg.LOG_LEVEL });
   if (usesSimulator(cfg)) io.err('(simulated game world: no BRAWLSTARS_API_TOKEN is set)');
