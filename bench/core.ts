@@ -137,7 +137,7 @@ await sim.control('/_sim/faults', { latency: LATENCY });
 
 let now = T0;
 const dir = mkdtempSync(join(tmpdir(), 'starr-bench-core-'));
-const stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+const stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
 let httpAttempts = 0;
 const upstream = new UpstreamClient({
   baseUrl: sim.url,

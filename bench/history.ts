@@ -86,7 +86,7 @@ async function polling(): Promise<void> {
   const config = loadConfig({ DATA_DIR: dir, UPSTREAM_RPS: '10000', RANKING_COUNTRIES: '', POLL_PLAYER_MINUTES: '30' });
   const clock = new SimClock(T0);
   const sim = await startSim({ seed: 'bench', players: 5000, clubs: 500, clock });
-  const stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+  const stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
   const upstream = createUpstreamClient(config, { baseUrl: sim.url, tokens: [sim.token], kind: 'simulated' }, { logger: silentLogger });
   const stats = createStatsService(config, { upstream, stores, now: () => clock.now(), logger: silentLogger });
   const store = await openBenchStore(dir);

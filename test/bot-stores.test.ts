@@ -16,9 +16,9 @@ import { ComponentStore } from '../src/bot/components.ts';
 const dirs: string[] = [];
 const opened: KeyvStores[] = [];
 
-function stores(dir = mkdtempSync(join(tmpdir(), 'starr-bot-stores-'))): { dir: string; s: KeyvStores } {
+async function stores(dir = mkdtempSync(join(tmpdir(), 'starr-bot-stores-'))): Promise<{ dir: string; s: KeyvStores }> {
   dirs.push(dir);
-  const s = openKeyvStores(`sqlite://${join(dir, 'kv.sqlite')}`);
+  const s = await openKeyvStores(`sqlite://${join(dir, 'kv.sqlite')}`);
   opened.push(s);
   return { dir, s };
 }
@@ -54,7 +54,7 @@ describe('key vault', () => {
 
 describe('guild settings', () => {
   it('keeps the key sealed on disk, survives a restart, and reports the plan', async () => {
-    const { dir, s } = stores();
+    const { dir, s } = await stores();
     const keys = ApiKeyStore.open(s, { scrypt: { N: 1024, r: 8, p: 1 } });
     const issued = await keys.issue({ email: 'admin@example.com', password: 'correct horse', ip: '127.0.0.1' });
     const info = (await keys.verify(issued.key))!;
@@ -63,7 +63,7 @@ describe('guild settings', () => {
     await s.close();
     expect(readFileSync(join(dir, 'kv.sqlite')).includes(Buffer.from(issued.key))).toBe(false);
 
-    const { s: again } = stores(dir);
+    const { s: again } = await stores(dir);
     const keys2 = ApiKeyStore.open(again);
     const reopened = new GuildSettingsStore(again.namespace('guilds'), new KeyVault(SECRET), keys2);
     const g = await reopened.get('900');
@@ -81,7 +81,7 @@ describe('guild settings', () => {
   });
 
   it('serialises concurrent changes of one server and indexes servers with boards', async () => {
-    const { s } = stores();
+    const { s } = await stores();
     const settings = new GuildSettingsStore(s.namespace('guilds'), new KeyVault(SECRET), ApiKeyStore.open(s));
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -108,7 +108,7 @@ describe('guild settings', () => {
 
 describe('links', () => {
   it('keeps several accounts with one default, and caps them', async () => {
-    const { s } = stores();
+    const { s } = await stores();
     const links = new LinkStore(s.namespace('links'));
     await links.link('u', '#AAA', false);
     await links.link('u', '#BBB', false);
@@ -126,13 +126,13 @@ describe('links', () => {
 
 describe('component state', () => {
   it('gives the same id to the same action and finds it after a restart', async () => {
-    const { dir, s } = stores();
+    const { dir, s } = await stores();
     const action = { command: 'club', args: { tag: '#X', page: 2 } };
     const id = await new ComponentStore(s.namespace('components')).save([action]);
     expect(id).toMatch(/^s:[\w-]{22}$/);
     expect(await new ComponentStore(s.namespace('components')).save([action])).toBe(id);
     await s.close();
-    const { s: again } = stores(dir);
+    const { s: again } = await stores(dir);
     const store = new ComponentStore(again.namespace('components'));
     expect(await store.load(id)).toEqual([action]);
     expect(await store.load(`${id}~2`)).toEqual([action]);
@@ -145,7 +145,7 @@ describe('component state', () => {
     // machine can neither expire the state early nor keep it past its time.
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      const { s } = stores();
+      const { s } = await stores();
       let now = 1_000_000;
       const store = new ComponentStore(s.namespace('components'), () => now, 50);
       const id = await store.save([{ command: 'events', args: {} }]);

@@ -21,15 +21,15 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function open(name: string): KeyvStores {
-  stores = openKeyvStores(`sqlite://${join(dir, `${name}.sqlite`)}`);
+async function open(name: string): Promise<KeyvStores> {
+  stores = await openKeyvStores(`sqlite://${join(dir, `${name}.sqlite`)}`);
   return stores;
 }
 
 describe('TieredCache', () => {
   it('keeps at most memoryBytes of content in memory and finds the rest in the store', async () => {
     // each entry: 1,002 bytes of JSON plus the 256-byte allowance per entry, so three fit in 4,000
-    const cache = new TieredCache({ store: open('bound').namespace('cache'), memoryBytes: 4_000, retainMs: 60_000 });
+    const cache = new TieredCache({ store: (await open('bound')).namespace('cache'), memoryBytes: 4_000, retainMs: 60_000 });
     const data = (i: number) => `${i}`.padEnd(1_000, 'x');
     for (let i = 0; i < 10; i++) {
       await cache.set(`k${i}`, { fetchedAt: i, data: data(i) });
@@ -62,7 +62,7 @@ describe('TieredCache', () => {
   });
 
   it('holds what copies in memory repeat once, without changing their JSON, version or size', async () => {
-    const cache = new TieredCache({ store: open('sharing').namespace('cache'), memoryBytes: 1_000_000, retainMs: 60_000 });
+    const cache = new TieredCache({ store: (await open('sharing')).namespace('cache'), memoryBytes: 1_000_000, retainMs: 60_000 });
     const profile = (tag: string) =>
       JSON.parse(
         JSON.stringify({
@@ -115,7 +115,7 @@ describe('TieredCache', () => {
   });
 
   it('works without a memory layer, and without a store', async () => {
-    const storeOnly = new TieredCache({ store: open('nomem').namespace('cache'), memoryBytes: 0, retainMs: 60_000 });
+    const storeOnly = new TieredCache({ store: (await open('nomem')).namespace('cache'), memoryBytes: 0, retainMs: 60_000 });
     await storeOnly.set('a', { fetchedAt: 1, data: 'x' });
     expect(storeOnly.memorySize).toBe(0);
     expect((await storeOnly.get('a'))?.from).toBe('store');
@@ -126,7 +126,7 @@ describe('TieredCache', () => {
   });
 
   it('sweeps copies past their retention from SQLite, and only its own namespace', async () => {
-    const kv = open('sweep');
+    const kv = await open('sweep');
     const other = kv.namespace('apikeys');
     await other.set('keep', 'me', 1);
     const cache = new TieredCache({ store: kv.namespace('cache'), memoryBytes: 0, retainMs: 1_000 });

@@ -51,8 +51,8 @@ afterAll(async () => {
 });
 
 let storeCount = 0;
-function stores(): KeyvStores {
-  const s = openKeyvStores(`sqlite://${join(dir, `cache-${++storeCount}.sqlite`)}`);
+async function stores(): Promise<KeyvStores> {
+  const s = await openKeyvStores(`sqlite://${join(dir, `cache-${++storeCount}.sqlite`)}`);
   cleanup.push(() => s.close());
   return s;
 }
@@ -63,9 +63,9 @@ function upstream(tokens = [sim.token]): UpstreamClient {
   return c;
 }
 
-function service(opts: Partial<StatsServiceOptions> & { kv?: KeyvStores } = {}): StatsService {
+async function service(opts: Partial<StatsServiceOptions> & { kv?: KeyvStores } = {}): Promise<StatsService> {
   const { kv, ...rest } = opts;
-  const cache = rest.cache ?? (kv ?? stores()).namespace('cache');
+  const cache = rest.cache ?? (kv ?? (await stores())).namespace('cache');
   // The waits for a slow upstream end only when a test fires them: under CPU load a refresh took
   // longer than the real 1 s stale wait and a fresh read came back as the stale copy.
   const s = new StatsService({ upstream: upstream(), now: () => clock.now(), schedule: new ManualSchedule().schedule, ...rest, cache });
@@ -78,7 +78,7 @@ const calls = () => proxy.requests.length;
 describe('cache', () => {
   it('a miss asks upstream once; hits within the TTL do not; after the TTL it asks again', async () => {
     const metrics = new MetricsRegistry();
-    const stats = service({ metrics });
+    const stats = await service({ metrics });
     const tag = sim.world.playerTag(5);
     const first = await stats.player(tag);
     expect(first).toMatchObject({ stale: false, ageSeconds: 0, fetchedAt: T0, expiresAt: T0 + 120_000 });
@@ -102,7 +102,7 @@ describe('cache', () => {
   });
 
   it('TTLs can differ per resource', async () => {
-    const stats = service({ ttlSeconds: { player: 10, brawlers: 3600 } });
+    const stats = await service({ ttlSeconds: { player: 10, brawlers: 3600 } });
     const tag = sim.world.playerTag(6);
     await stats.player(tag);
     await stats.brawlers();
@@ -117,7 +117,7 @@ describe('cache', () => {
       (sim.world.eventRotation(at) as { endTime: string }[]).map((e) => S.parseApiTime(e.endTime)).filter((t) => t > at);
     const firstEnd = Math.min(...ends(T0));
     clock.set(firstEnd - 30_000);
-    const stats = service();
+    const stats = await service();
     const before = await stats.eventRotation();
     expect(before.expiresAt).toBe(firstEnd);
     clock.set(firstEnd - 1_000);
@@ -134,12 +134,12 @@ describe('cache', () => {
   });
 
   it('the keyv store serves another instance (a restart, another process) without upstream', async () => {
-    const kv = stores();
+    const kv = await stores();
     const tag = sim.world.clubTag(2);
-    const a = service({ kv });
+    const a = await service({ kv });
     const fromUpstream = await a.club(tag);
     clock.advance(30_000);
-    const b = service({ kv, memoryBytes: 0 });
+    const b = await service({ kv, memoryBytes: 0 });
     const fromStore = await b.club(tag);
     expect(plain(fromStore.data)).toEqual(plain(fromUpstream.data));
     expect(fromStore).toMatchObject({ fetchedAt: T0, ageSeconds: 30, stale: false });
@@ -148,7 +148,7 @@ describe('cache', () => {
   });
 
   it('remembers a 404 for one TTL, so a mistyped tag asked again costs nothing upstream', async () => {
-    const stats = service();
+    const stats = await service();
     await expect(stats.player('#2PP2PP2PP2')).rejects.toBeInstanceOf(NotFoundError);
     await expect(stats.player('#2pp2pp2pp2')).rejects.toBeInstanceOf(NotFoundError);
     expect(calls()).toBe(1);
@@ -158,13 +158,13 @@ describe('cache', () => {
   });
 
   it('an invalid tag fails before the cache and upstream', async () => {
-    const stats = service();
+    const stats = await service();
     await expect(stats.club('#NOPE')).rejects.toBeInstanceOf(InvalidTagError);
     expect(calls()).toBe(0);
   });
 
   it('a fresh read (the poller) skips the cache but refreshes it', async () => {
-    const stats = service();
+    const stats = await service();
     const tag = sim.world.playerTag(8);
     await stats.battlelog(tag);
     clock.advance(10_000);
@@ -179,7 +179,7 @@ describe('cache', () => {
 describe('single-flight', () => {
   it('N concurrent identical reads make one upstream call and share its answer', async () => {
     sim.faults.set({ latency: { minMs: 30, maxMs: 30 } });
-    const stats = service();
+    const stats = await service();
     const tag = sim.world.playerTag(9);
     const spellings = [tag, tag.slice(1), tag.toLowerCase(), `%23${tag.slice(1)}`];
     const all = await Promise.all(Array.from({ length: 24 }, (_, i) => stats.player(spellings[i % spellings.length]!)));
@@ -189,14 +189,14 @@ describe('single-flight', () => {
   });
 
   it('concurrent reads of different resources are not merged', async () => {
-    const stats = service();
+    const stats = await service();
     await Promise.all([stats.player(sim.world.playerTag(1)), stats.player(sim.world.playerTag(2)), stats.battlelog(sim.world.playerTag(1))]);
     expect(calls()).toBe(3);
   });
 
   it('failures are shared too', async () => {
     sim.faults.set({ maintenance: true });
-    const stats = service();
+    const stats = await service();
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => stats.eventRotation()));
     expect(results.every((r) => r.status === 'rejected' && r.reason instanceof MaintenanceError)).toBe(true);
     expect(calls()).toBe(1);
@@ -205,7 +205,7 @@ describe('single-flight', () => {
 
 describe('stale-if-error', () => {
   it('serves the last good copy through a maintenance window, leaves upstream alone, and recovers after it', async () => {
-    const stats = service();
+    const stats = await service();
     const seen = sim.world.playerTag(12);
     const unseen = sim.world.playerTag(13);
     const good = await stats.player(seen);
@@ -240,7 +240,7 @@ describe('stale-if-error', () => {
   });
 
   it('hides a 5xx outage too, but not for longer than the retention', async () => {
-    const stats = service({ retainSeconds: 3600 });
+    const stats = await service({ retainSeconds: 3600 });
     const tag = sim.world.clubTag(4);
     await stats.club(tag);
     sim.faults.set({ errorRate: 1 });
@@ -251,9 +251,9 @@ describe('stale-if-error', () => {
   });
 
   it('does not hide an access problem (the operator must see it)', async () => {
-    const kv = stores();
+    const kv = await stores();
     const tag = sim.world.playerTag(20);
-    await service({ kv }).player(tag);
+    await (await service({ kv })).player(tag);
     clock.advance(10 * MINUTE);
     const denied = new StatsService({ upstream: upstream(['revoked-token']), cache: kv.namespace('cache'), now: () => clock.now() });
     await expect(denied.player(tag)).rejects.toBeInstanceOf(AccessDeniedError);
@@ -263,7 +263,7 @@ describe('stale-if-error', () => {
 describe('bounded memory', () => {
   it('the in-memory layer never holds more bytes than its bound; older entries come back from the store', async () => {
     const limit = 300_000;
-    const stats = service({ memoryBytes: limit });
+    const stats = await service({ memoryBytes: limit });
     const tags = Array.from({ length: 20 }, (_, i) => sim.world.playerTag(i + 30));
     for (const t of tags) {
       await stats.player(t);
@@ -284,7 +284,7 @@ describe('bounded memory', () => {
 
 describe('rankings', () => {
   it('answers {region, timestamp, items} with the limit applied to one cached list', async () => {
-    const stats = service();
+    const stats = await service();
     const top10 = await stats.playerRankings('global', 10);
     expect(top10.data.region).toBe('global');
     expect(top10.data.timestamp).toBe(Math.floor(T0 / 1000));
@@ -312,7 +312,7 @@ describe('observers', () => {
       viewed: (kind, tag) => viewed.push(`${kind}:${tag}`),
       fetched: (kind, key, _data, at) => fetched.push([kind, key, at]),
     };
-    const stats = service({ observers: [obs] });
+    const stats = await service({ observers: [obs] });
     const p = sim.world.playerTag(3);
     const c = sim.world.clubTag(3);
     await stats.player(p);
@@ -334,7 +334,7 @@ describe('observers', () => {
   });
 
   it('an observer that throws does not break reads', async () => {
-    const stats = service();
+    const stats = await service();
     const off = stats.observe({
       viewed: () => {
         throw new Error('history is down');
@@ -350,14 +350,14 @@ describe('observers', () => {
 
 describe.runIf(RUN_REDIS)('on Redis', () => {
   it('a copy fetched by one instance serves another through Redis, stale included', async () => {
-    const kv = openKeyvStores(process.env.REDIS_URL!);
+    const kv = await openKeyvStores(process.env.REDIS_URL!);
     cleanup.push(() => kv.close());
     // A namespace of its own, so parallel runs on the same Redis never share entries.
     const cache = kv.namespace(`cache-test-${process.pid}-${Date.now()}`);
     const tag = sim.world.playerTag(40);
-    const a = service({ cache });
+    const a = await service({ cache });
     const first = await a.player(tag);
-    const b = service({ cache, memoryBytes: 0 });
+    const b = await service({ cache, memoryBytes: 0 });
     clock.advance(30_000);
     expect(plain((await b.player(tag)).data)).toEqual(plain(first.data));
     expect(calls()).toBe(1);

@@ -38,7 +38,7 @@ describe.runIf(RUN_POSTGRES)('starr migrate', () => {
     expected = await answers(source, T0 + 1000);
     await source.close();
     // what users saved, where this version keeps it without DATABASE_URL
-    const saved = openKeyvStores({ cache: `sqlite://${join(dir, 'cache.sqlite')}`, durable: `sqlite://${join(dir, 'settings.sqlite')}` });
+    const saved = await openKeyvStores({ cache: `sqlite://${join(dir, 'cache.sqlite')}`, durable: `sqlite://${join(dir, 'settings.sqlite')}` });
     await saved.namespace('links').set('guild-1:member-2', '#2PP0GQ9LU');
     await saved.namespace('guilds').set('guild-1', { locale: 'fr', boards: [{ channel: '42' }] });
     await saved.close();
@@ -85,7 +85,7 @@ describe.runIf(RUN_POSTGRES)('starr migrate', () => {
     const target = await HistoryStore.open(where);
     expect(await answers(target, T0 + 1000)).toEqual(expected);
     await target.close();
-    const settings = openKeyvStores({ cache: `sqlite://${join(dir, 'cache.sqlite')}`, durable: where.url, durableSchema: where.schema });
+    const settings = await openKeyvStores({ cache: `sqlite://${join(dir, 'cache.sqlite')}`, durable: where.url, durableSchema: where.schema });
     expect(await settings.namespace('links').get('guild-1:member-2')).toBe('#2PP0GQ9LU');
     expect(await settings.namespace('guilds').get('guild-1')).toEqual({ locale: 'fr', boards: [{ channel: '42' }] });
     await settings.close();

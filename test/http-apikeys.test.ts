@@ -13,9 +13,9 @@ describe('ApiKeyStore', () => {
   let stores: KeyvStores;
   let keys: ApiKeyStore;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'starr-keys-'));
-    stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+    stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
     keys = ApiKeyStore.open(stores, { scrypt: FAST });
   });
   afterEach(async () => {
@@ -96,7 +96,7 @@ describe('ApiKeyStore', () => {
       expect(bytes.includes(key.slice(6))).toBe(false);
       expect(bytes.includes(password)).toBe(false);
     }
-    stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+    stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
     const reopened = ApiKeyStore.open(stores, { scrypt: FAST });
     expect(await reopened.verify(key)).toMatchObject({ owner: { kind: 'email', email: 'dev@example.com' } });
   });
@@ -115,7 +115,7 @@ describe('password hashes', () => {
 
   it('use a default cost of N=2^15', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'starr-keys-'));
-    const stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+    const stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
     try {
       const kv = stores.namespace('apikeys');
       await new ApiKeyStore(kv).issue({ email: 'cost@example.com', password: 'password1', ip: '::1' });

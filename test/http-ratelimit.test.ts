@@ -14,9 +14,9 @@ describe('rate limiter on SQLite', () => {
   let t: number;
   const now = () => t;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'starr-rl-'));
-    stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+    stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
     t = Date.UTC(2026, 0, 1);
   });
   afterEach(async () => {
@@ -58,7 +58,7 @@ describe('rate limiter on SQLite', () => {
     await first.consume('ip:9', 3);
     await first.close();
     await stores.close();
-    stores = openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
+    stores = await openKeyvStores(`sqlite://${join(dir, 'cache.sqlite')}`);
     const second = createRateLimiter(stores, { now });
     expect(await second.consume('ip:9', 3)).toMatchObject({ allowed: true, remaining: 0 });
     expect(await second.consume('ip:9', 3)).toMatchObject({ allowed: false });
@@ -68,8 +68,8 @@ describe('rate limiter on SQLite', () => {
 
 describe.runIf(RUN_REDIS)('rate limiter on Redis', () => {
   let stores: KeyvStores;
-  beforeEach(() => {
-    stores = openKeyvStores(process.env.REDIS_URL!);
+  beforeEach(async () => {
+    stores = await openKeyvStores(process.env.REDIS_URL!);
   });
   afterEach(async () => {
     await stores.close();

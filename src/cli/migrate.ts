@@ -114,7 +114,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
  */
 async function copySettings(cfg: Config, opts: { to: string; schema: string | undefined }, io: CliIo): Promise<boolean> {
   const { copyDurable, importLegacyDurable, openKeyvStores, DURABLE_NAMESPACES } = await import('../store/keyv.ts');
-  const target = openKeyvStores({ cache: cacheUrl(cfg), durable: opts.to, ...(opts.schema ? { durableSchema: opts.schema } : {}) });
+  const target = await openKeyvStores({ cache: cacheUrl(cfg), durable: opts.to, ...(opts.schema ? { durableSchema: opts.schema } : {}) });
   let ok = true;
   try {
     const file = join(cfg.DATA_DIR, 'settings.sqlite');
@@ -126,7 +126,7 @@ async function copySettings(cfg: Config, opts: { to: string; schema: string | un
     const prefix = cfg.REDIS_PREFIX || undefined;
     for (const src of sources) {
       const fromFile = src.label === 'settings.sqlite';
-      const from = fromFile ? openKeyvStores(src.url) : openKeyvStores({ cache: src.url, durable: src.url, earlier: true, ...(prefix ? { cachePrefix: prefix } : {}) });
+      const from = fromFile ? await openKeyvStores(src.url) : await openKeyvStores({ cache: src.url, durable: src.url, earlier: true, ...(prefix ? { cachePrefix: prefix } : {}) });
       try {
         const report = fromFile ? await copyDurable(from, target) : await importLegacyDurable(target, src.url, prefix);
         if (!report) {

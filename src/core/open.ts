@@ -119,7 +119,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
   const close = () => closers.close();
   const redisPrefix = opts.cachePrefix ?? (config.REDIS_PREFIX || undefined);
   try {
-    const stores = openKeyvStores({
+    const stores = await openKeyvStores({
       cache: cacheUrl(config),
       durable: durableUrl(config),
       ...(config.DATABASE_SCHEMA ? { durableSchema: config.DATABASE_SCHEMA } : {}),

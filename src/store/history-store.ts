@@ -31,12 +31,11 @@ import {
   type EntityKind,
   type Snapshot,
 } from './history-snapshots.ts';
-import { isPostgresUrl } from './postgres.ts';
 import { foldName } from './search-fold.ts';
 import { namesOfBattle, namesOfCatalogue, namesOfPlayer, recordNames, type NameSighting } from './game-names.ts';
 import { toSearchRow, type RawEntityRow, type SearchPage, type SearchRow } from './history-search.ts';
 import { canonical, CLUB_SPEC, items, jsonEqual, PLAYER_SPEC, type Json, type State } from './snapshot.ts';
-import { greater, insertMany, lesser, marks, NO_LIMIT, type SqlDb, type SqlPool, type SqlValue } from './sql.ts';
+import { greater, insertMany, isPostgresUrl, lesser, marks, NO_LIMIT, type SqlDb, type SqlPool, type SqlValue } from './sql.ts';
 import type { HistoryBackend } from './history-backend.ts';
 
 export const HISTORY_FILE = 'history.sqlite';

@@ -15,10 +15,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
-import KeyvPostgres from '@keyv/postgres';
+import type KeyvPostgres from '@keyv/postgres';
 import KeyvSqlite from '@keyv/sqlite';
-import KeyvRedis from '@keyv/redis';
-import pg from 'pg';
+import type pg from 'pg';
 
 export type { Keyv };
 
@@ -107,8 +106,8 @@ function sqliteAdapter(url: string): KeyvSqlite {
  * would cut every other namespace (and a second core in the same process). Each KeyvStores owns
  * its pool instead, and ends it once on close.
  */
-function postgresAdapter(pool: pg.Pool, schema: string): KeyvPostgres {
-  class PooledKeyvPostgres extends KeyvPostgres {
+function postgresAdapter(Base: typeof KeyvPostgres, pool: pg.Pool, schema: string): KeyvPostgres {
+  class PooledKeyvPostgres extends Base {
     override async connect() {
       return async (sql: string, values?: unknown[]) => (await pool.query(sql, values)).rows;
     }
@@ -122,8 +121,12 @@ function postgresAdapter(pool: pg.Pool, schema: string): KeyvPostgres {
  * The stores of a running service: `{ cache, durable }`. A single URL puts every namespace on one
  * backend, as versions before the split did: for tests, tools, and reading an earlier
  * installation (`copyDurable`), where durable namespaces may be read from Redis.
+ *
+ * The Redis and PostgreSQL adapters are loaded only when a URL names them: @keyv/redis (the
+ * `redis` client, ~420 modules) and pg held ~8 MB of a SQLite service's heap for nothing
+ * (README, Memory).
  */
-export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
+export async function openKeyvStores(opts: KeyvStoresOptions | string): Promise<KeyvStores> {
   const o: KeyvStoresOptions = typeof opts === 'string' ? { cache: opts, durable: opts } : opts;
   if (typeof opts !== 'string' && !o.earlier && isRedis(o.durable)) {
     throw new Error('Durable data (API keys, settings, links, boards) is never kept in Redis: give a sqlite:// or postgres:// URL');
@@ -136,7 +139,9 @@ export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
   const prefix = o.cachePrefix ?? '';
   if (cacheKind === 'sqlite') mkdirSync(dirname(sqlitePath(o.cache)), { recursive: true });
   if (durableKind === 'sqlite') mkdirSync(dirname(sqlitePath(o.durable)), { recursive: true });
-  const pool = durableKind === 'postgres' ? new pg.Pool({ connectionString: o.durable, max: 4 }) : null;
+  const KeyvRedis = cacheKind === 'redis' || durableKind === 'redis' ? (await import('@keyv/redis')).default : null;
+  const postgres = durableKind === 'postgres' ? { pg: (await import('pg')).default, KeyvPostgres: (await import('@keyv/postgres')).default } : null;
+  const pool = postgres ? new postgres.pg.Pool({ connectionString: o.durable, max: 4 }) : null;
   pool?.on('error', () => {
     // An idle client's error (the server restarted) only drops that client; queries surface theirs.
   });
@@ -145,15 +150,15 @@ export function openKeyvStores(opts: KeyvStoresOptions | string): KeyvStores {
   const opened = new Map<string, Keyv>();
   const make = (name: string): Keyv => {
     if (isDurable(name)) {
-      if (durableKind === 'redis') return new Keyv({ store: new KeyvRedis(o.durable), namespace: `${prefix}${name}`, useKeyPrefix: false });
-      const store = durableKind === 'postgres' ? postgresAdapter(pool!, schema) : sqliteAdapter(o.durable);
+      if (KeyvRedis && durableKind === 'redis') return new Keyv({ store: new KeyvRedis(o.durable), namespace: `${prefix}${name}`, useKeyPrefix: false });
+      const store = postgres ? postgresAdapter(postgres.KeyvPostgres, pool!, schema) : sqliteAdapter(o.durable);
       // What users saved must never read as absent when the database is away: a read that fails
       // throws (keyv would answer undefined), so a key is not "invalid" and a change never writes
       // over a record it could not read.
       return new Keyv({ store, namespace: name, throwOnErrors: true });
     }
     const ns = `${prefix}${name}`;
-    if (cacheKind === 'redis') return new Keyv({ store: new KeyvRedis(o.cache), namespace: ns, useKeyPrefix: false });
+    if (KeyvRedis && cacheKind === 'redis') return new Keyv({ store: new KeyvRedis(o.cache), namespace: ns, useKeyPrefix: false });
     return new Keyv({ store: sqliteAdapter(o.cache), namespace: ns });
   };
 
@@ -233,7 +238,7 @@ export async function importLegacyDurable(stores: KeyvStores, legacyUrl: string,
   const marker = stores.namespace('starr');
   const key = `imported:${redactUrl(legacyUrl)}`;
   if (await marker.has(key)) return null;
-  const legacy = openKeyvStores({ cache: legacyUrl, durable: legacyUrl, earlier: true, ...(cachePrefix ? { cachePrefix } : {}) });
+  const legacy = await openKeyvStores({ cache: legacyUrl, durable: legacyUrl, earlier: true, ...(cachePrefix ? { cachePrefix } : {}) });
   try {
     const report = await copyDurable(legacy, stores);
     await marker.set(key, Date.now());

@@ -269,6 +269,3 @@ export class Postgres extends Statements implements SqlPool {
     await this.pool.end();
   }
 }
-
-/** True for postgres:// and postgresql:// URLs. */
-export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//i.test(url);

@@ -15,6 +15,12 @@ export interface RunResult {
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * True for postgres:// and postgresql:// URLs. Here rather than in postgres.ts, so that choosing a
+ * backend does not load `pg` (postgres.ts imports it) in a service that runs on SQLite.
+ */
+export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//i.test(url);
+
 /** Raised when the store cannot be opened or a statement fails; carries the driver's code. */
 export class StoreError extends Error {
   constructor(
