@@ -14,7 +14,8 @@
  *
  * For each path, runs alternate (service, bare, service, bare...) so load from elsewhere skews
  * both alike; each line prints req/s, p50/p99 and the server's CPU per request (from
- * /proc/<pid>/stat; the main thread's user and system part apart), each round its ratio, and the median
+ * /proc/<pid>/stat; the main thread's user and system part apart, and per 1,000 answers how often the
+ * main thread moved to another core or was switched out while it could have run on), each round its ratio, and the median
  * ratio at the end.
  *
  *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --only /image --port P]
@@ -30,7 +31,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuOf, mainThreadCpu, ROOT, settled, startService } from './support/service.ts';
+import { cpuOf, mainThreadCpu, mainThreadSched, ROOT, settled, startService } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -41,6 +42,8 @@ interface Run {
   cpuPerRequest: number;
   /** the main thread's user and system CPU per request, µs (Linux /proc/<pid>/task/<pid>/stat) */
   mainPerRequest: [number, number];
+  /** the main thread's moves to another core and involuntary switches per 1,000 requests (Linux), or null */
+  mainSched: [number, number] | null;
 }
 
 interface Captured {
@@ -66,7 +69,7 @@ const wrkUnit = (v: string): number => {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 };
 
-function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest'> {
+function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched'> {
   const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -77,7 +80,7 @@ function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuP
 }
 
 /** autocannon in `workers` processes at once, connections split between them. */
-async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest'>> {
+async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched'>> {
   const per = Math.max(1, Math.floor(connections / workers));
   const results = await Promise.all(
     Array.from({ length: workers }, () => {
@@ -175,14 +178,23 @@ async function main(): Promise<void> {
     const run = async (pid: number, url: string, s: number): Promise<Run> => {
       const before = cpuOf(pid);
       const main0 = mainThreadCpu(pid);
+      const sched0 = mainThreadSched(pid);
       const r = await load(url, s);
       const main1 = mainThreadCpu(pid);
+      const sched1 = mainThreadSched(pid);
       const n = Math.max(1, r.requests);
-      return { ...r, cpuPerRequest: (cpuOf(pid) - before) / n, mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n] };
+      const perK = (a: number, b: number) => ((b - a) * 1000) / n;
+      return {
+        ...r,
+        cpuPerRequest: (cpuOf(pid) - before) / n,
+        mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
+        mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
+      };
     };
     const line = (name: string, r: Run) =>
       `  ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ` +
-      `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req (main thread user ${r.mainPerRequest[0].toFixed(0)} + system ${r.mainPerRequest[1].toFixed(0)})` +
+      `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req (main thread user ${r.mainPerRequest[0].toFixed(0)} + system ${r.mainPerRequest[1].toFixed(0)}` +
+      `${r.mainSched ? `; per 1,000 answers ${r.mainSched[0].toFixed(1)} moves to another core, ${r.mainSched[1].toFixed(1)} switched out` : ''})` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
     const median = (xs: number[]) => {

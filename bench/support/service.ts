@@ -32,6 +32,22 @@ export function cpuOf(pid: number): number {
  */
 export const mainThreadCpu = (pid: number): [number, number] => userSystem(`/proc/${pid}/task/${pid}/stat`);
 
+/**
+ * How often a process's main thread moved to another core, and was switched out while it could have
+ * run on (involuntary) or because it waited (voluntary): Linux /proc/<pid>/task/<pid>/sched, null
+ * where the kernel does not expose it. A thread that moves leaves its caches behind on the other core.
+ */
+export function mainThreadSched(pid: number): { migrations: number; involuntary: number; voluntary: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/sched`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name.replace('.', '\\.')}\\s*:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    const r = { migrations: field('se.nr_migrations'), involuntary: field('nr_involuntary_switches'), voluntary: field('nr_voluntary_switches') };
+    return Object.values(r).every(Number.isFinite) ? r : null;
+  } catch {
+    return null;
+  }
+}
+
 /** resident memory of a process, threads (render workers) included, in MB. */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
