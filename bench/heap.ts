@@ -48,8 +48,10 @@ try {
   const waited = await settled(service.pid);
   const metrics = await (await fetch(`${service.base}/metrics`)).text();
   const heap = (kind: string) => Number(new RegExp(`starr_process_memory_bytes\\{thread="main",kind="${kind}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN) / 1e6;
+  // what the answers' layer counts against CACHE_MEMORY_MB (JSON bytes), to set against what StatsService retains below
+  const answers = Number(/starr_cache_memory_bytes\{cache="answers"\} (\d+)/.exec(metrics)?.[1] ?? NaN) / 1e6;
   console.log(
-    `${new Date().toISOString()}  quiet after ${waited.toFixed(0)} s; RSS ${rssOf(service.pid).toFixed(0)} MB; main heap used ${heap('heap_used').toFixed(0)} MB of ${heap('heap_total').toFixed(0)}${values.env.length ? `; ${values.env.join(' ')}` : ''}; load average ${load()}`,
+    `${new Date().toISOString()}  quiet after ${waited.toFixed(0)} s; RSS ${rssOf(service.pid).toFixed(0)} MB; main heap used ${heap('heap_used').toFixed(0)} MB of ${heap('heap_total').toFixed(0)}; the answers' layer counts ${answers.toFixed(2)} MB of JSON${values.env.length ? `; ${values.env.join(' ')}` : ''}; load average ${load()}`,
   );
   process.kill(service.pid, 'SIGUSR2');
   // the snapshot is written on the main thread: once it answers again, the file is complete
