@@ -41,6 +41,17 @@ afterAll(async () => {
 const ranking = (rows: [string, string, number][]): PlayerRankingItem[] =>
   rows.map(([tag, name, trophies], i) => ({ tag, name, trophies, rank: i + 1 }));
 
+describe('SQLite page caches', () => {
+  it("keeps the history writer's small (it holds every page it wrote) and the reader's at the default", async () => {
+    const { openSqliteBackend, WRITER_CACHE_MB } = await import('../src/store/history-sqlite.ts');
+    const backend = await openSqliteBackend(join(tempDir(), 'h.sqlite'));
+    const size = async (db: Sqlite) => (await db.get<{ cache_size: number }>('PRAGMA cache_size'))!.cache_size;
+    expect(await size(backend.w as Sqlite)).toBe(-WRITER_CACHE_MB * 1000);
+    expect(await size(backend.r as Sqlite)).toBe(-32_000);
+    await backend.close();
+  });
+});
+
 describe('SQLite migrations', () => {
   it('creates the latest schema in an empty store', async () => {
     const db = await Sqlite.open(join(tempDir(), 'h.sqlite'));

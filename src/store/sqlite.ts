@@ -25,6 +25,13 @@ export interface OpenOptions {
   readonly?: boolean;
   /** milliseconds to wait for another process's lock before failing (default 5000) */
   busyTimeoutMs?: number;
+  /**
+   * The connection's page cache, MB (default 32). Pages stay in it until it is full, outside V8's
+   * heap (glibc's arenas): a connection that writes keeps every page it wrote, so its cache grows
+   * to this size as the file does. A reader's is emptied whenever another connection has committed
+   * since its last read (WAL), so between the poller's writes it holds little.
+   */
+  cacheMB?: number;
 }
 
 export class Sqlite implements SqlPool, SqlDb {
@@ -53,7 +60,7 @@ export class Sqlite implements SqlPool, SqlDb {
       // can drop the last few, and the file is never corrupted either way.
       await s.exec('PRAGMA synchronous=NORMAL');
     }
-    await s.exec('PRAGMA cache_size=-32000');
+    await s.exec(`PRAGMA cache_size=-${Math.round((opts.cacheMB ?? 32) * 1000)}`);
     await s.exec('PRAGMA temp_store=MEMORY');
     return s;
   }
