@@ -6,9 +6,19 @@
  * library for the coordination code (locks, claims, the shared token bucket, queues) keeps one set
  * of reconnection rules. The response cache stays on keyv (src/store/keyv.ts).
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
 
 export type { Redis };
+
+/**
+ * ioredis is loaded by the first connection, not with this module: coordination and peer flights
+ * import it in every process, and one without REDIS_URL never connects (ioredis and its 33 modules
+ * were ~1 MB of its heap; README, Memory). ioredis is CommonJS: `require` gives the module instance
+ * an `import` would (BullMQ's included).
+ */
+const requireModule = createRequire(import.meta.url);
+let RedisClient: typeof Redis | undefined;
 
 export interface RedisTarget {
   /** redis://… or rediss://… */
@@ -31,7 +41,8 @@ export function connectRedis(target: RedisTarget, opts: { forQueues?: boolean; n
     // BullMQ prefixes its own keys (its `prefix` option); a key prefix on the connection would double it.
     ...(opts.forQueues ? {} : { keyPrefix: target.prefix }),
   };
-  const client = new Redis(target.url, options);
+  RedisClient ??= (requireModule('ioredis') as typeof import('ioredis')).Redis;
+  const client = new RedisClient(target.url, options);
   // Without a listener ioredis prints every failed reconnect to stderr while Redis is down. The
   // failures reach whoever sends a command (and log there), and /readyz names Redis.
   client.on('error', () => undefined);
