@@ -18,6 +18,7 @@ import Keyv from 'keyv';
 import type KeyvPostgres from '@keyv/postgres';
 import KeyvSqlite from '@keyv/sqlite';
 import type pg from 'pg';
+import { isPostgresUrl } from './sql.ts';
 
 export type { Keyv };
 
@@ -91,7 +92,6 @@ export function redactUrl(url: string): string {
 }
 
 const isRedis = (url: string) => /^rediss?:/.test(url);
-const isPostgres = (url: string) => /^postgres(ql)?:/.test(url);
 
 function sqliteAdapter(url: string): KeyvSqlite {
   const store = new KeyvSqlite({ uri: `sqlite://${sqlitePath(url)}`, table: 'keyv', busyTimeout: 5000 });
@@ -131,11 +131,11 @@ export async function openKeyvStores(opts: KeyvStoresOptions | string): Promise<
   if (typeof opts !== 'string' && !o.earlier && isRedis(o.durable)) {
     throw new Error('Durable data (API keys, settings, links, boards) is never kept in Redis: give a sqlite:// or postgres:// URL');
   }
-  if (!isRedis(o.durable) && !o.durable.startsWith('sqlite:') && !isPostgres(o.durable)) {
+  if (!isRedis(o.durable) && !o.durable.startsWith('sqlite:') && !isPostgresUrl(o.durable)) {
     throw new Error(`Unsupported store URL ${redactUrl(o.durable)}: expected sqlite://<file> or postgres://…`);
   }
   const cacheKind: CacheKind = isRedis(o.cache) ? 'redis' : 'sqlite';
-  const durableKind: DurableKind | 'redis' = isRedis(o.durable) ? 'redis' : isPostgres(o.durable) ? 'postgres' : 'sqlite';
+  const durableKind: DurableKind | 'redis' = isRedis(o.durable) ? 'redis' : isPostgresUrl(o.durable) ? 'postgres' : 'sqlite';
   const prefix = o.cachePrefix ?? '';
   if (cacheKind === 'sqlite') mkdirSync(dirname(sqlitePath(o.cache)), { recursive: true });
   if (durableKind === 'sqlite') mkdirSync(dirname(sqlitePath(o.durable)), { recursive: true });
