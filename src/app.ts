@@ -41,11 +41,8 @@ export async function startApp(config: Config, opts: { listen?: boolean; logger?
   const close = () => closers.close();
   const parts = partsOf(config.ROLE);
   try {
-    // Without Discord credentials nothing reaches the bot (no gateway, no interactions endpoint) and
-    // its loops have no one to post through: its commands, their compiled messages in every
-    // language and Discord's types are not loaded (README, Memory).
-    const discord = Boolean(config.DISCORD_TOKEN || config.DISCORD_PUBLIC_KEY);
-    const bot = discord && (parts.api || parts.gateway) ? await (await import('./bot/index.ts')).createBot(core, { gateway: parts.gateway, deliver: parts.gateway }) : null;
+    const { createBot } = await import('./bot/index.ts');
+    const bot = parts.api || parts.gateway ? await createBot(core, { gateway: parts.gateway, deliver: parts.gateway }) : null;
 
     // A process that runs the gateway is ready once every shard it runs is connected.
     const readiness: Record<string, () => Promise<string | null>> = {};
