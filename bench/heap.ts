@@ -17,7 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT, rssOf, settled, startService, until } from './support/service.ts';
+import { ROOT, rssOf, settled, serviceEnv, startService, until } from './support/service.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,13 +29,7 @@ const { values } = parseArgs({
   },
 });
 const top = Number(values.top);
-const env: Record<string, string> = {};
-for (const pair of values.env) {
-  const eq = pair.indexOf('=');
-  if (eq <= 0) throw new Error(`--env takes NAME=VALUE, not ${pair}`);
-  env[pair.slice(0, eq)] = pair.slice(eq + 1);
-}
-if (values.port) env.PORT = values.port;
+const env = serviceEnv(values.env, values.port);
 const dir = mkdtempSync(join(tmpdir(), 'starr-heap-'));
 env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}`.trim();
 

@@ -20,7 +20,7 @@ import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { World } from '../src/sim/world.ts';
-import { rssOf, startService } from './support/service.ts';
+import { rssOf, serviceEnv, startService } from './support/service.ts';
 import { formatSmaps, smapsOf } from './support/smaps.ts';
 
 const { values } = parseArgs({
@@ -69,13 +69,7 @@ function nextPath(): string {
   return r < 0.3 ? `/players/${tag}/battlelog` : `/players/${tag}`;
 }
 
-const env: Record<string, string> = {};
-for (const pair of values.env) {
-  const eq = pair.indexOf('=');
-  if (eq <= 0) throw new Error(`--env takes NAME=VALUE, not ${pair}`);
-  env[pair.slice(0, eq)] = pair.slice(eq + 1);
-}
-if (values.port) env.PORT = values.port;
+const env = serviceEnv(values.env, values.port);
 const service = await startService({ env });
 const dispatcher = new Agent({ connections: clients, pipelining: 1 });
 const started = Date.now();

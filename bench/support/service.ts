@@ -104,6 +104,21 @@ export interface RunningService {
 }
 
 /**
+ * The environment a benchmark gives the service from its `--env NAME=VALUE` options (repeatable)
+ * and `--port`; a pair without a name is refused.
+ */
+export function serviceEnv(pairs: string[], port?: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`--env takes NAME=VALUE, not ${pair}`);
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  if (port) env.PORT = port;
+  return env;
+}
+
+/**
  * What `npm start` runs, read from package.json's start script: its environment assignments
  * (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) and node's arguments, so the benchmarks measure exactly that.
  */
