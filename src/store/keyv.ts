@@ -123,7 +123,7 @@ function postgresAdapter(Base: typeof KeyvPostgres, pool: pg.Pool, schema: strin
  * installation (`copyDurable`), where durable namespaces may be read from Redis.
  *
  * The Redis and PostgreSQL adapters are loaded only when a URL names them: @keyv/redis (the
- * `redis` client, ~420 modules) and pg held ~8 MB of a SQLite service's heap for nothing
+ * `redis` client, ~420 modules) and pg held ~4 MB of a SQLite service's live heap for nothing
  * (README, Memory).
  */
 export async function openKeyvStores(opts: KeyvStoresOptions | string): Promise<KeyvStores> {
