@@ -46,6 +46,11 @@ const requestLine = (line: Record<string, unknown> | undefined) => {
 const countOf = (m: MetricsRegistry, route: string, status: number) =>
   m.counter('starr_http_requests_total', '').get({ route, method: 'GET', status: String(status) });
 
+interface Pair {
+  normal: Side;
+  fast: Side;
+}
+
 let w: TestWorld;
 let limiter: RateLimiter;
 let normal: Side;
@@ -68,22 +73,28 @@ afterAll(async () => {
  * Asks both servers for `path` (the fast one first once, so it remembers the URL), then once each,
  * and checks the fast server answered the second time on its fast path with what the normal one said.
  */
-async function same(path: string, route: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  await fast.http.get(path);
-  await normal.http.get(path);
-  const a = await normal.http.get(path, headers);
-  const before = fast.answered();
-  const counted = countOf(fast.metrics, route, a.status);
-  const b = await fast.http.get(path, headers);
-  expect(fast.answered(), `${path}: answered on the fast path`).toBe(before + 1);
+async function same(path: string, route: string, headers: Record<string, string> = {}, pair: Pair = { normal, fast }): Promise<HttpAnswer> {
+  await pair.fast.http.get(path);
+  return again(path, route, headers, pair);
+}
+
+/** `same` without asking the fast server first: it has answered `path` before. */
+async function again(path: string, route: string, headers: Record<string, string> = {}, pair: Pair = { normal, fast }): Promise<HttpAnswer> {
+  const { normal: n, fast: f } = pair;
+  await n.http.get(path);
+  const a = await n.http.get(path, headers);
+  const before = f.answered();
+  const counted = countOf(f.metrics, route, a.status);
+  const b = await f.http.get(path, headers);
+  expect(f.answered(), `${path}: answered on the fast path`).toBe(before + 1);
 
   expect(b.status, path).toBe(a.status);
   expect(comparable(b), path).toEqual(comparable(a));
   expect(b.body.equals(a.body), path).toBe(true);
   // one limiter: the fast path counted its request like the normal path counts one
   expect(Number(b.headers['ratelimit-remaining']), path).toBe(Number(a.headers['ratelimit-remaining']) - 1);
-  expect(requestLine(fast.lines.at(-1)), path).toEqual(requestLine(normal.lines.at(-1)));
-  expect(countOf(fast.metrics, route, b.status), path).toBe(counted + 1);
+  expect(requestLine(f.lines.at(-1)), path).toEqual(requestLine(n.lines.at(-1)));
+  expect(countOf(f.metrics, route, b.status), path).toBe(counted + 1);
   return b;
 }
 
@@ -155,14 +166,32 @@ describe('the fast path answers what the normal path answers', () => {
     expect(b.headers['cache-control']).toBe('public, max-age=75');
   });
 
-  it('for a picture already drawn, and its 304 without drawing', async () => {
-    const path = `/players/${w.sim.world.playerTag(5).slice(1)}/image?option=1&quality=low`;
-    const b = await same(path, '/players/:tag/image');
+  it('for a picture already drawn, and its 304 without drawing, without calling the handler', async () => {
+    const cases: [string, string][] = [
+      [`/players/${w.sim.world.playerTag(5).slice(1)}/image?option=1&quality=low`, '/players/:tag/image'],
+      [`/clubs/${w.sim.world.clubTag(3).slice(1)}/image?quality=low`, '/clubs/:tag/image'],
+    ];
+    for (const [path, route] of cases) {
+      const memo = fast.fromMemo();
+      const b = await same(path, route);
+      expect(fast.fromMemo(), path).toBe(memo + 1);
+      expect(b.headers['content-type']).toBe('image/png');
+      expect(fast.lines.at(-1)).toMatchObject({ cache: 'hit', status: 200, route });
+      const drawn = w.images.renders;
+      const nm = await same(path, route, { 'if-none-match': b.headers.etag! });
+      expect(nm.status).toBe(304);
+      expect(nm.body.length).toBe(0);
+      expect(fast.fromMemo(), path).toBe(memo + 3);
+      expect(w.images.renders).toBe(drawn);
+    }
+  });
+
+  it('for a chart, through its handler every time (a picture of recorded history has no memo)', async () => {
+    const path = `/players/${w.sim.world.playerTag(5).slice(1)}/chart`;
+    const memo = fast.fromMemo();
+    const b = await same(path, '/players/:tag/chart');
     expect(b.headers['content-type']).toBe('image/png');
-    const drawn = w.images.renders;
-    const nm = await same(path, '/players/:tag/image', { 'if-none-match': b.headers.etag! });
-    expect(nm.status).toBe(304);
-    expect(w.images.renders).toBe(drawn);
+    expect(fast.fromMemo()).toBe(memo);
   });
 
   it('logs the URL without secrets', async () => {
@@ -184,6 +213,120 @@ describe('the fast path answers what the normal path answers', () => {
     }
     expect(fast.answered()).toBe(before);
     expect(fast.lines.at(-3)).toMatchObject({ url: '/brawlers?api_key=***', route: '/brawlers' });
+  });
+});
+
+describe('a picture answered from the memo', () => {
+  // a picture cache of 1 MB: a few pictures of other players push one out
+  let pw: TestWorld;
+  let pictures: Pair;
+  let pl: RateLimiter;
+  const route = '/players/:tag/image';
+  let tag: string;
+  let path: string;
+  beforeAll(async () => {
+    pw = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '100000', UPSTREAM_RETRIES: '0', RENDER_CACHE_MB: '1' } });
+    pl = createRateLimiter(pw.core.stores, { now: pw.now });
+    pictures = { normal: await side(pw, pl, false), fast: await side(pw, pl, true) };
+    tag = pw.sim.world.playerTag(7);
+    path = `/players/${tag.slice(1)}/image`;
+  });
+  afterAll(async () => {
+    await pictures?.normal.http.close();
+    await pictures?.fast.http.close();
+    await pl?.close();
+    await pw?.close();
+  });
+
+  /** The fast server's GET of `path`, and whether it came from the memo. */
+  const fastGet = async (headers: Record<string, string> = {}) => {
+    const { fast: f } = pictures;
+    const [answered, memo] = [f.answered(), f.fromMemo()];
+    const r = await f.http.get(path, headers);
+    expect(f.answered()).toBe(answered + 1);
+    return { r, memo: f.fromMemo() === memo + 1 };
+  };
+
+  it('counts the reads the handler counts, and answers a 304 from the memo', async () => {
+    const first = await same(path, route, {}, pictures);
+    const { fast: f, normal: n } = pictures;
+    const reads = () => {
+      const s = pw.stats.stats();
+      return [s.reads, s.memoryHits];
+    };
+    const r0 = reads();
+    await n.http.get(path);
+    const r1 = reads();
+    const { r, memo } = await fastGet();
+    expect(memo).toBe(true);
+    expect(r.body.equals(first.body)).toBe(true);
+    const r2 = reads();
+    expect([r2[0]! - r1[0]!, r2[1]! - r1[1]!]).toEqual([r1[0]! - r0[0]!, r1[1]! - r0[1]!]);
+    expect(r1[1]! - r0[1]!).toBe(1);
+    const memo304 = f.fromMemo();
+    const nm = await again(path, route, { 'if-none-match': first.headers.etag! }, pictures);
+    expect([nm.status, f.fromMemo()]).toEqual([304, memo304 + 1]);
+  });
+
+  it('goes back to the handler once the copy was refreshed, and a changed profile is a new picture', async () => {
+    const before = (await fastGet()).r;
+    const t0 = JSON.stringify(pw.sim.world.player(tag, pw.now()));
+    pw.clock.advance(6 * 3_600_000);
+    // the simulated player has played meanwhile: a new version of the profile
+    expect(JSON.stringify(pw.sim.world.player(tag, pw.now()))).not.toBe(t0);
+    const drawn = pw.images.renders;
+    const { r, memo } = await fastGet();
+    expect(memo).toBe(false);
+    expect([r.status, r.headers.age, r.headers['cache-control']]).toEqual([200, '0', 'public, max-age=120']);
+    expect(r.headers.etag).not.toBe(before.headers.etag);
+    expect(r.body.equals(before.body)).toBe(false);
+    expect(pw.images.renders).toBe(drawn + 1);
+    expect(pictures.fast.lines.at(-1)).toMatchObject({ cache: 'miss', status: 200 });
+    // the new picture is the memo now
+    const memo2 = pictures.fast.fromMemo();
+    const b = await again(path, route, {}, pictures);
+    expect(pictures.fast.fromMemo()).toBe(memo2 + 1);
+    expect(b.headers.etag).toBe(r.headers.etag);
+  });
+
+  it('goes back to the handler once the picture was dropped from the picture cache', async () => {
+    const before = (await fastGet()).r;
+    expect(before.body.length).toBeGreaterThan(100_000);
+    // other players' pictures, more than the picture cache holds after this one
+    let bytes = 0;
+    for (let i = 20; bytes <= 1024 * 1024; i++) {
+      const other = await pictures.normal.http.get(`/players/${pw.sim.world.playerTag(i).slice(1)}/image`);
+      expect(other.status).toBe(200);
+      bytes += other.body.length;
+    }
+    const drawn = pw.images.renders;
+    const { r, memo } = await fastGet();
+    expect(memo).toBe(false);
+    expect(pw.images.renders).toBe(drawn + 1);
+    expect(r.headers.etag).toBe(before.headers.etag);
+    expect(r.body.equals(before.body)).toBe(true);
+    const memo2 = pictures.fast.fromMemo();
+    await again(path, route, {}, pictures);
+    expect(pictures.fast.fromMemo()).toBe(memo2 + 1);
+  });
+
+  it('never answers a stale copy from the memo', async () => {
+    const fresh = (await fastGet()).r;
+    pw.clock.advance(121_000);
+    pw.sim.faults.set({ maintenance: true });
+    try {
+      const { r, memo } = await fastGet();
+      expect(memo).toBe(false);
+      expect([r.status, r.headers['x-cache'], r.headers['cache-control'], r.headers.age]).toEqual([200, 'STALE', 'public, max-age=0', '121']);
+      expect(r.body.equals(fresh.body)).toBe(true);
+      // a stale answer leaves no memo: the next is the handler's again, the same as the normal path's
+      const memo2 = pictures.fast.fromMemo();
+      const b = await again(path, route, {}, pictures);
+      expect(pictures.fast.fromMemo()).toBe(memo2);
+      expect(b.headers.warning).toBe('110 - "Response is Stale"');
+    } finally {
+      pw.sim.faults.set({ maintenance: false });
+    }
   });
 });
 

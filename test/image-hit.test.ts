@@ -65,4 +65,49 @@ describe('a picture hit', () => {
     expect([changed.cached, renders]).toEqual([false, 3]);
     expect(changed.etag).not.toBe(first.etag);
   });
+
+  it('can be had again synchronously while the service would answer with the same picture', async () => {
+    const world = fixtureWorld();
+    const tag = fixtureSubjects(world).player;
+    const profile = Player.parse(world.player(tag, T0));
+    let stale = false;
+    const fetched = (): Fetched<PlayerData> => ({ data: profile, fetchedAt: T0, expiresAt: T0 + 120_000, stale, ageSeconds: 0, version: 'v1', source: 'memory', key: `player:${tag}` });
+    let renders = 0;
+    const art = { enabled: true, revision: 3, get: async () => ({}) } as unknown as ArtStore;
+    const service = new ImageService({
+      stats: { player: async () => fetched(), club: async () => Promise.reject(new Error('no clubs here')) },
+      records: NO_RECORDS,
+      // 100 KB pictures in a cache of 250 KB: the third pushes the first out
+      renderer: { render: async (_job: RenderJob) => (renders++, Buffer.alloc(100_000, renders)) },
+      art,
+      cacheBytes: 250_000,
+      now: () => T0,
+    });
+
+    const first = await service.playerImage(tag, 1, 'low');
+    expect([first.again?.key, first.again?.fetchedAt]).toEqual([`player:${tag}`, T0]);
+    expect(first.again!.png()).toBe(first.png);
+    // a 304 gives the same picture again, and the picture a hit gives
+    const nm = await service.playerImage(tag, 1, 'low', { ifNoneMatch: first.etag });
+    expect(nm.again!.png()).toBe(first.png);
+
+    // new art: the same copy would be drawn (and keyed) anew
+    (art as { revision: number }).revision++;
+    expect(first.again!.png()).toBeUndefined();
+    const redrawn = await service.playerImage(tag, 1, 'low');
+    expect([redrawn.cached, renders]).toEqual([false, 2]);
+    expect(redrawn.again!.png()).toBe(redrawn.png);
+
+    // pushed out of the picture cache by two others (the first push drops the oldest, the art's old picture)
+    await service.playerImage(tag, 1, 'medium');
+    await service.playerImage(tag, 1, 'high');
+    expect(renders).toBe(4);
+    expect(redrawn.again!.png()).toBeUndefined();
+
+    // a stale copy, and a picture of recorded history, cannot be had again
+    stale = true;
+    expect((await service.playerImage(tag, 1, 'low')).again).toBeUndefined();
+    stale = false;
+    expect((await service.playerChart(tag, 1)).again).toBeUndefined();
+  });
 });

@@ -106,6 +106,28 @@ export interface ImageResult {
   freshness: Pick<Fetched<unknown>, 'stale' | 'ageSeconds' | 'staleReason'>;
   /** the caller's If-None-Match matched: nothing was drawn, `png` is empty */
   notModified?: boolean;
+  /**
+   * A picture drawn from a fresh fetched copy alone (keyed by its version): how to give the same
+   * answer again synchronously, while it would be the same (the HTTP fast path repeats it without
+   * asking the service again). Absent for stale copies and pictures of recorded history.
+   */
+  again?: PictureAgain;
+}
+
+/**
+ * The same picture again, without the service's asynchronous look-up: the fetched copy it was
+ * drawn from (its cache key and fetch time, what `peekFresh` is asked with) and the picture itself.
+ */
+export interface PictureAgain {
+  key: string;
+  fetchedAt: number;
+  /**
+   * The PNG, when the service would answer with these very bytes and ETag for the same copy now:
+   * the art store's revision and the drawing code's are those it was keyed with and the picture
+   * cache still holds it (moved to its most recently used end, as a hit is). Else undefined,
+   * having done nothing. A look-up of two numbers and a map: no hash, no JSON.
+   */
+  png(): Buffer | undefined;
 }
 
 /** A conditional read: the client's If-None-Match, answered without drawing when it matches. */
@@ -131,7 +153,8 @@ export class ImageService {
   private readonly records: ImageRecords;
   private readonly now: () => number;
   private readonly cache = new Map<string, Promise<Buffer>>();
-  private readonly sizes = new Map<string, number>();
+  /** the pictures of `cache` drawn so far, by key (their sizes count against maxBytes) */
+  private readonly drawn = new Map<string, Buffer>();
   private bytes = 0;
   private readonly maxBytes: number;
   /** renders actually performed (cache misses), for tests and metrics */
@@ -228,7 +251,7 @@ export class ImageService {
   async close(): Promise<void> {
     await Promise.all((this.deps.owned ?? []).map((o) => o.close()));
     this.cache.clear();
-    this.sizes.clear();
+    this.drawn.clear();
     this.bytes = 0;
   }
 
@@ -300,45 +323,77 @@ export class ImageService {
     };
     let job: RenderJob | undefined;
     let key: string;
+    let again: PictureAgain | undefined;
     if (versioned && fetched.version !== undefined) {
-      key = versionKey(head, fetched.version, this.deps.art?.enabled ? this.deps.art.revision : 0);
+      const artRevision = this.artRevision();
+      const codeRevision = renderRevision();
+      key = versionKey(head, fetched.version, artRevision);
+      if (!fetched.stale && fetched.key !== undefined) {
+        const k = key;
+        again = {
+          key: fetched.key,
+          fetchedAt: fetched.fetchedAt,
+          png: () => (this.artRevision() === artRevision && renderRevision() === codeRevision ? this.hit(k) : undefined),
+        };
+      }
     } else {
       job = await build();
       key = jobKey(job);
     }
     const etag = etagOf(key);
-    if (etagMatches(cond.ifNoneMatch, etag)) return { png: EMPTY, etag, maxAge, cached: true, freshness, notModified: true };
+    const result = (png: Buffer, cached: boolean, notModified?: true): ImageResult => {
+      const r: ImageResult = { png, etag, maxAge, cached, freshness };
+      if (notModified) r.notModified = true;
+      if (again) r.again = again;
+      return r;
+    };
+    if (etagMatches(cond.ifNoneMatch, etag)) return result(EMPTY, true, true);
     const hit = this.cache.get(key);
     if (hit) {
       // most recently used last
       this.cache.delete(key);
       this.cache.set(key, hit);
-      return { png: await hit, etag, maxAge, cached: true, freshness };
+      return result(await hit, true);
     }
     this.renders++;
     const p = (async () => this.deps.renderer.render(job ?? (await build())))();
     if (this.maxBytes > 0) this.cache.set(key, p);
     try {
       const png = await p;
-      this.account(key, png.length);
-      return { png, etag, maxAge, cached: false, freshness };
+      this.account(key, png);
+      return result(png, false);
     } catch (e) {
       this.cache.delete(key);
       throw e;
     }
   }
 
-  private account(key: string, size: number): void {
+  /** The art store's revision as picture keys take it (0 without art). */
+  private artRevision(): number {
+    return this.deps.art?.enabled ? this.deps.art.revision : 0;
+  }
+
+  /** A picture drawn and still kept, moved to the most recently used end (as `picture`'s hit). */
+  private hit(key: string): Buffer | undefined {
+    const png = this.drawn.get(key);
+    if (png === undefined) return undefined;
+    const p = this.cache.get(key)!;
+    this.cache.delete(key);
+    this.cache.set(key, p);
+    return png;
+  }
+
+  private account(key: string, png: Buffer): void {
     if (!this.cache.has(key)) return;
-    this.sizes.set(key, size);
-    this.bytes += size;
+    this.drawn.set(key, png);
+    this.bytes += png.length;
     for (const k of this.cache.keys()) {
       if (this.bytes <= this.maxBytes || k === key) break;
-      const s = this.sizes.get(k);
-      if (s === undefined) continue; // still rendering
+      const d = this.drawn.get(k);
+      if (d === undefined) continue; // still rendering
       this.cache.delete(k);
-      this.sizes.delete(k);
-      this.bytes -= s;
+      this.drawn.delete(k);
+      this.bytes -= d.length;
     }
   }
 }

@@ -102,7 +102,21 @@ export type Reply =
       etag?: string;
       /** for the request's log line: hit or miss of the producer's cache */
       cache?: 'hit' | 'miss' | 'stale';
+      /** bytes made from a fresh copy of the core's data, which the fast path may repeat (`RawAgain`) */
+      again?: RawAgain;
     };
+
+/**
+ * How to answer a raw reply again without its handler (a picture drawn from a fresh copy, whose
+ * headers are that copy's `freshnessHeaders` and whose max-age is the copy's freshness left): the
+ * copy (`peekFresh`'s question) and the bytes, when their producer would give these very bytes,
+ * with the same ETag, now; else undefined, having done nothing.
+ */
+export interface RawAgain {
+  key: string;
+  fetchedAt: number;
+  png(): Buffer | undefined;
+}
 
 /** Uncacheable JSON (Cache-Control: no-store). */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
@@ -122,7 +136,7 @@ export function cached<T>(fetched: Fetched<T>, view?: (data: T) => unknown, cont
 export function raw(
   body: Buffer | string,
   contentType: string,
-  opts: { status?: number; maxAge?: number; headers?: Record<string, string>; etag?: string; cache?: 'hit' | 'miss' | 'stale' } = {},
+  opts: { status?: number; maxAge?: number; headers?: Record<string, string>; etag?: string; cache?: 'hit' | 'miss' | 'stale'; again?: RawAgain | undefined } = {},
 ): Reply {
   return {
     kind: 'raw',
@@ -133,6 +147,7 @@ export function raw(
     ...(opts.headers ? { headers: opts.headers } : {}),
     ...(opts.etag ? { etag: opts.etag } : {}),
     ...(opts.cache ? { cache: opts.cache } : {}),
+    ...(opts.again ? { again: opts.again } : {}),
   };
 }
 
@@ -246,8 +261,10 @@ export interface HotMemo {
   /** the copy's cache key and when it was fetched (`peekFresh`'s question) */
   key: string;
   fetchedAt: number;
-  /** the key of its serialized body among the memoised ones */
-  prepared: string;
+  /** data: the key of its serialized body among the memoised ones */
+  prepared?: string | undefined;
+  /** bytes made from the copy by their producer (a picture): them again, their type and ETag */
+  raw?: { again: RawAgain; contentType: string; etag: string } | undefined;
 }
 
 /** Replies the fast path may repeat: data with freshness, or bytes with an ETag and a max-age. */
@@ -341,20 +358,15 @@ export function answerOf(r: Reply, ifNoneMatch: string | undefined, variant: str
   }
   if (r.kind === 'raw') {
     const body = typeof r.body === 'string' ? Buffer.from(r.body, 'utf8') : r.body;
-    const headers: Record<string, string> = { 'content-type': r.contentType, ...r.headers };
-    const a: Answer = { status: r.status, headers, body };
-    if (r.cache) a.cache = r.cache;
-    if (r.maxAge === undefined) headers['cache-control'] = 'no-store';
-    else {
-      const etag = r.etag ?? etagOf(body);
-      headers['cache-control'] = `public, max-age=${r.maxAge}`;
-      headers.etag = etag;
-      if (r.status === 200 && etagMatches(ifNoneMatch, etag)) {
-        a.status = 304;
-        delete a.body;
-      }
+    if (r.maxAge === undefined) {
+      if (hot) hot.memo = undefined;
+      const a: Answer = { status: r.status, headers: { 'content-type': r.contentType, ...r.headers, 'cache-control': 'no-store' }, body };
+      if (r.cache) a.cache = r.cache;
+      return a;
     }
-    return a;
+    const etag = r.etag ?? etagOf(body);
+    if (hot) hot.memo = r.again && r.status === 200 ? { key: r.again.key, fetchedAt: r.again.fetchedAt, raw: { again: r.again, contentType: r.contentType, etag } } : undefined;
+    return rawAnswer(r.status, r.contentType, r.headers, r.maxAge, etag, body, ifNoneMatch, r.cache);
   }
   const f = r.fetched;
   const p = prepare(r, variant);
@@ -365,6 +377,25 @@ export function answerOf(r: Reply, ifNoneMatch: string | undefined, variant: str
     Object.assign(a.headers, freshnessHeaders(f));
     a.cache = 'stale';
   } else if (f.source) a.cache = f.source === 'upstream' ? 'miss' : 'hit';
+  return a;
+}
+
+/** The answer of cacheable bytes (a raw reply with a max-age): its caching headers, or the 304. */
+function rawAnswer(
+  status: number,
+  contentType: string,
+  more: Record<string, string> | undefined,
+  maxAge: number,
+  etag: string,
+  body: Buffer,
+  ifNoneMatch: string | undefined,
+  cache: string | undefined,
+): Answer {
+  const headers: Record<string, string> = { 'content-type': contentType, ...more };
+  headers['cache-control'] = `public, max-age=${maxAge}`;
+  headers.etag = etag;
+  const a: Answer = status === 200 && etagMatches(ifNoneMatch, etag) ? { status: 304, headers } : { status, headers, body };
+  if (cache) a.cache = cache;
   return a;
 }
 
@@ -389,7 +420,16 @@ function copyAnswer(p: Prepared, maxAge: number, ageSeconds: number, ifNoneMatch
 export function hotAnswer(hot: HotRoute, ifNoneMatch: string | undefined, reads: Pick<Core['stats'], 'peekFresh'>, now: number): Answer | undefined {
   const m = hot.memo;
   if (!m) return undefined;
-  const p = prepared.get(m.prepared);
+  if (m.raw) {
+    // bytes made from the copy (a picture): still the producer's answer, and the copy still fresh
+    const body = m.raw.again.png();
+    if (!body) return undefined;
+    const fresh = reads.peekFresh(m.key, m.fetchedAt);
+    if (!fresh) return undefined;
+    const maxAge = Math.max(0, Math.ceil((fresh.expiresAt - now) / 1000));
+    return rawAnswer(200, m.raw.contentType, freshnessHeaders({ stale: false, ageSeconds: fresh.ageSeconds }), maxAge, m.raw.etag, body, ifNoneMatch, 'hit');
+  }
+  const p = m.prepared === undefined ? undefined : prepared.get(m.prepared);
   if (!p) return undefined;
   const fresh = reads.peekFresh(m.key, m.fetchedAt);
   if (!fresh) return undefined;

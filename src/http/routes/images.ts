@@ -113,7 +113,14 @@ const conditional = (headers: IncomingHttpHeaders): Conditional => ({ ifNoneMatc
 async function reply(work: Promise<ImageResult>) {
   try {
     const r = await work;
-    return raw(r.png, 'image/png', { maxAge: r.maxAge, etag: r.etag, cache: r.freshness.stale ? 'stale' : r.cached ? 'hit' : 'miss', headers: freshnessHeaders(r.freshness) });
+    // `again`: the fast path answers the next hit from the picture cache without this handler (hotAnswer)
+    return raw(r.png, 'image/png', {
+      maxAge: r.maxAge,
+      etag: r.etag,
+      cache: r.freshness.stale ? 'stale' : r.cached ? 'hit' : 'miss',
+      headers: freshnessHeaders(r.freshness),
+      again: r.again,
+    });
   } catch (e) {
     if (e instanceof RenderBusyError) {
       throw new HttpError(503, e.message, { 'retry-after': String(e.retryAfterSeconds) });
