@@ -10,8 +10,11 @@
  * gives each copy when it arrives), the art store's revision and the drawing code's revision. A
  * cached picture, or a 304 for If-None-Match, therefore costs a lookup: nothing is gathered,
  * hashed or drawn (hashing the ~64 KB input of a card on every hit cost ≈0.3 ms; the ETag over the
- * PNG bytes another ≈0.5 ms). Pictures drawn from recorded history, whose records carry no version,
- * are keyed by a hash of everything they show, computed after gathering and before drawing.
+ * PNG bytes another ≈0.5 ms). Such a picture of a fresh copy comes with `again`, which the HTTP
+ * fast path answers the next hits with, synchronously, while the copy stays fresh, the art and the
+ * drawing code unchanged and the picture kept. Pictures drawn from recorded history, whose records
+ * carry no version, are keyed by a hash of everything they show, computed after gathering and
+ * before drawing.
  */
 import { createHash } from 'node:crypto';
 import { etagMatches } from '../lib/etag.ts';

@@ -32,7 +32,7 @@ export class HotRoutes {
   private readonly routes = new Lru<string, HotRoute>(HOT_URLS);
   /** requests answered by the fast path (tests read it to know which path answered) */
   answered = 0;
-  /** of those, answered from the memo of a copy still fresh, without calling the handler (hotAnswer) */
+  /** of those, answered from the memo of a copy still fresh (data or a picture drawn from it), without calling the handler (hotAnswer) */
   fromMemo = 0;
 
   remember(url: string, route: HotRoute): void {

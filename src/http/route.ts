@@ -39,6 +39,8 @@
  * (fast-path.ts) calls it again, without routing or validation, for a URL it answered before; and
  * when its reply was `cached(read)` of one core read (`core.stats`), it is not called at all while
  * that copy is fresh in memory (`hotAnswer`): such a reply depends on the read, params and query only.
+ * Nor when its reply was `raw` bytes made from one fresh copy that their producer can give again
+ * synchronously (`RawAgain`: a picture still in the picture cache, keyed by the copy's version).
  *
  * Replies: `cached(fetched, view?, contentType?)` for data from the core (the view runs once per
  * fetched copy and parameters: its serialized bytes and ETag are memoised, so a cached GET costs a
@@ -250,8 +252,9 @@ export interface HotRoute {
   logHead: Preformatted;
   /**
    * The copy of the core's data the last answer was made from, while it was fresh: the fast path
-   * asks the core whether it still holds it (`peekFresh`) and, if so, sends its memoised body
-   * without calling the handler (`hotAnswer`). Replaced by each answer the handler gives.
+   * asks the core whether it still holds it (`peekFresh`) and, if so, sends its memoised body (or
+   * the bytes their producer gives again, `RawAgain`) without calling the handler (`hotAnswer`).
+   * Replaced by each answer the handler gives.
    */
   memo?: HotMemo | undefined;
 }
@@ -415,7 +418,9 @@ function copyAnswer(p: Prepared, maxAge: number, ageSeconds: number, ifNoneMatch
 /**
  * The answer to a remembered URL without calling its handler: when the copy its last answer was made
  * from is still fresh in the core's memory (`peekFresh`, which counts the read as the handler's call
- * would) and its body is still memoised. Undefined otherwise, having done nothing: call the handler.
+ * would) and its body is still memoised, or for bytes (a picture) still what their producer would
+ * answer with (`RawAgain.png`: no hash, no JSON, a map look-up). Undefined otherwise, having done
+ * nothing that changes an answer: call the handler.
  */
 export function hotAnswer(hot: HotRoute, ifNoneMatch: string | undefined, reads: Pick<Core['stats'], 'peekFresh'>, now: number): Answer | undefined {
   const m = hot.memo;
