@@ -289,6 +289,18 @@ describe('a picture answered from the memo', () => {
     expect(b.headers.etag).toBe(r.headers.etag);
   });
 
+  it('keeps a picture answered from the memo in the picture cache, as a hit through the handler does', async () => {
+    await fastGet();
+    // other players' pictures, more than the picture cache holds, each followed by a hit from the memo
+    let bytes = 0;
+    for (let i = 40; bytes <= 1024 * 1024; i++) {
+      bytes += (await pictures.normal.http.get(`/players/${pw.sim.world.playerTag(i).slice(1)}/image`)).body.length;
+      const drawn = pw.images.renders;
+      expect((await fastGet()).memo).toBe(true);
+      expect(pw.images.renders).toBe(drawn);
+    }
+  });
+
   it('goes back to the handler once the picture was dropped from the picture cache', async () => {
     const before = (await fastGet()).r;
     expect(before.body.length).toBeGreaterThan(100_000);

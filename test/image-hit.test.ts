@@ -99,10 +99,20 @@ describe('a picture hit', () => {
     expect(redrawn.again!.png()).toBe(redrawn.png);
 
     // pushed out of the picture cache by two others (the first push drops the oldest, the art's old picture)
-    await service.playerImage(tag, 1, 'medium');
-    await service.playerImage(tag, 1, 'high');
+    const medium = await service.playerImage(tag, 1, 'medium');
+    const high = await service.playerImage(tag, 1, 'high');
     expect(renders).toBe(4);
     expect(redrawn.again!.png()).toBeUndefined();
+    // png() moves nothing: the next picture pushes out the older one
+    expect(medium.again!.png()).toBe(medium.png);
+    const low = await service.playerImage(tag, 1, 'low');
+    expect([low.cached, renders]).toEqual([false, 5]);
+    expect(medium.again!.png()).toBeUndefined();
+    // answered() moves it to the most recently used end, as a hit does: the next pushes out the other
+    high.again!.answered();
+    await service.playerImage(tag, 3, 'low');
+    expect(high.again!.png()).toBe(high.png);
+    expect(low.again!.png()).toBeUndefined();
 
     // a stale copy, and a picture of recorded history, cannot be had again
     stale = true;

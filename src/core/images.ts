@@ -127,10 +127,12 @@ export interface PictureAgain {
   /**
    * The PNG, when the service would answer with these very bytes and ETag for the same copy now:
    * the art store's revision and the drawing code's are those it was keyed with and the picture
-   * cache still holds it (moved to its most recently used end, as a hit is). Else undefined,
-   * having done nothing. A look-up of two numbers and a map: no hash, no JSON.
+   * cache still holds it. Else undefined. Changes nothing; a look-up of two numbers and a map: no
+   * hash, no JSON.
    */
   png(): Buffer | undefined;
+  /** The picture was answered again: moved to the most recently used end of the picture cache, as a hit is. */
+  answered(): void;
 }
 
 /** A conditional read: the client's If-None-Match, answered without drawing when it matches. */
@@ -336,7 +338,8 @@ export class ImageService {
         again = {
           key: fetched.key,
           fetchedAt: fetched.fetchedAt,
-          png: () => (this.artRevision() === artRevision && renderRevision() === codeRevision ? this.hit(k) : undefined),
+          png: () => (this.artRevision() === artRevision && renderRevision() === codeRevision ? this.drawn.get(k) : undefined),
+          answered: () => this.touch(k),
         };
       }
     } else {
@@ -354,8 +357,7 @@ export class ImageService {
     const hit = this.cache.get(key);
     if (hit) {
       // most recently used last
-      this.cache.delete(key);
-      this.cache.set(key, hit);
+      this.touch(key);
       return result(await hit, true);
     }
     this.renders++;
@@ -376,14 +378,12 @@ export class ImageService {
     return this.deps.art?.enabled ? this.deps.art.revision : 0;
   }
 
-  /** A picture drawn and still kept, moved to the most recently used end (as `picture`'s hit). */
-  private hit(key: string): Buffer | undefined {
-    const png = this.drawn.get(key);
-    if (png === undefined) return undefined;
-    const p = this.cache.get(key)!;
+  /** Moves a picture still kept to the most recently used end (as `picture`'s hit does). */
+  private touch(key: string): void {
+    const p = this.cache.get(key);
+    if (p === undefined) return;
     this.cache.delete(key);
     this.cache.set(key, p);
-    return png;
   }
 
   private account(key: string, png: Buffer): void {

@@ -111,13 +111,15 @@ export type Reply =
 /**
  * How to answer a raw reply again without its handler (a picture drawn from a fresh copy, whose
  * headers are that copy's `freshnessHeaders` and whose max-age is the copy's freshness left): the
- * copy (`peekFresh`'s question) and the bytes, when their producer would give these very bytes,
- * with the same ETag, now; else undefined, having done nothing.
+ * copy (`peekFresh`'s question); the bytes, when their producer would give these very bytes, with
+ * the same ETag, now (else undefined; changes nothing); and `answered`, which the producer counts
+ * as its handler's call would be counted (a hit of its cache).
  */
 export interface RawAgain {
   key: string;
   fetchedAt: number;
   png(): Buffer | undefined;
+  answered(): void;
 }
 
 /** Uncacheable JSON (Cache-Control: no-store). */
@@ -420,7 +422,7 @@ function copyAnswer(p: Prepared, maxAge: number, ageSeconds: number, ifNoneMatch
  * from is still fresh in the core's memory (`peekFresh`, which counts the read as the handler's call
  * would) and its body is still memoised, or for bytes (a picture) still what their producer would
  * answer with (`RawAgain.png`: no hash, no JSON, a map look-up). Undefined otherwise, having done
- * nothing that changes an answer: call the handler.
+ * nothing: call the handler.
  */
 export function hotAnswer(hot: HotRoute, ifNoneMatch: string | undefined, reads: Pick<Core['stats'], 'peekFresh'>, now: number): Answer | undefined {
   const m = hot.memo;
@@ -431,6 +433,7 @@ export function hotAnswer(hot: HotRoute, ifNoneMatch: string | undefined, reads:
     if (!body) return undefined;
     const fresh = reads.peekFresh(m.key, m.fetchedAt);
     if (!fresh) return undefined;
+    m.raw.again.answered();
     const maxAge = Math.max(0, Math.ceil((fresh.expiresAt - now) / 1000));
     return rawAnswer(200, m.raw.contentType, freshnessHeaders({ stale: false, ageSeconds: fresh.ageSeconds }), maxAge, m.raw.etag, body, ifNoneMatch, 'hit');
   }
