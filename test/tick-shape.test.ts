@@ -50,19 +50,21 @@ function literalStates(hold: boolean): { states: string[]; held: string[] } {
 describe('the tick object held by bin/tick-shape.js', () => {
   it('is one of process.nextTick’s tick objects', () => {
     const { held } = literalStates(true);
-    expect(held).toEqual(['Symbol(async_id_symbol)', 'Symbol(trigger_async_id_symbol)']);
+    // Node 24 adds its async context frame (Symbol(kAsyncContextFrame)) to the two ids
+    expect(held).toEqual(expect.arrayContaining(['Symbol(async_id_symbol)', 'Symbol(trigger_async_id_symbol)']));
   });
 
   it('keeps nextTick’s literal monomorphic through the collections of an idle process', () => {
     const { states } = literalStates(true);
-    // the literal's four properties: two symbols, callback, args
-    expect(states).toEqual(['MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC', 'MONOMORPHIC']);
+    // the literal's properties: two symbols, callback, args (Node 24: and the async context frame)
+    expect(states.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(states)).toEqual(new Set(['MONOMORPHIC']));
   });
 
   it('without it, the same collections leave the literal megamorphic (what the holder is for)', () => {
     const { states, held } = literalStates(false);
     expect(held).toEqual([]);
-    expect(states).toHaveLength(4);
+    expect(states.length).toBeGreaterThanOrEqual(4);
     expect(states).toContain('MEGAMORPHIC');
   });
 });
