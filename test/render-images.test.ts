@@ -17,7 +17,7 @@ import {
   PLAYER_IMAGE_OPTIONS,
 } from '../src/render/catalogue.ts';
 import { recordedPoints, shortageText } from '../src/render/chart.ts';
-import { pixelSize, QUALITY_SCALE, type Quality } from '../src/render/draw.ts';
+import { pixelSize, QUALITY_SCALE, releasePixels, type Quality } from '../src/render/draw.ts';
 import { prepareJob, renderCanvas, renderPng } from '../src/render/index.ts';
 import { encodePng } from '../src/render/png.ts';
 import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
@@ -327,5 +327,22 @@ describe('PNG size', () => {
     expect([png.width, png.height]).toEqual([canvas.width, canvas.height]);
     // the canvas is opaque; the PNG is RGB, decoded back to RGBA with alpha 255
     expect(png.data.equals(rgba)).toBe(true);
+  });
+
+  it('lets a canvas’s pixels go once copied out: the copy, and the PNG made from it, keep them', async () => {
+    await jobs.service.playerImage(subjects.player, 1, 'high');
+    const job = jobs.jobs.at(-1)!;
+    await prepareJob(job);
+    const canvas = renderCanvas(job);
+    const { width, height } = canvas;
+    const before = Buffer.from(canvas.data());
+    const rgba = canvas.data();
+    releasePixels(canvas);
+    expect([canvas.width, canvas.height]).toEqual([1, 1]);
+    expect(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength).equals(before)).toBe(true);
+    // renderPng releases its canvas before encoding: the same picture
+    const png = decode(await renderPng(job));
+    expect([png.width, png.height]).toEqual([width, height]);
+    expect(png.data.equals(before)).toBe(true);
   });
 });

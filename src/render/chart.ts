@@ -18,6 +18,7 @@ import {
   fmtSigned,
   makeCanvas,
   panel,
+  releasePixels,
   THEME,
   type Ctx,
   type Quality,
@@ -266,5 +267,6 @@ function drawPlot(ctx: Ctx, scale: number, opt: ChartOption<string>, input: Char
     ctx.restore();
   } finally {
     chart.destroy();
+    releasePixels(scratch);
   }
 }

@@ -74,6 +74,18 @@ export function makeCanvas(width: number, height: number, quality: Quality): { c
   return { canvas, ctx };
 }
 
+/**
+ * Lets a canvas's pixels go now, once they have been copied out (`data()`) or drawn onto another
+ * canvas. V8 does not see the native memory behind a canvas, so a dead one stayed resident until
+ * the render worker's next collection (after 32 MB of pixels drawn, worker-main.ts). Resizing a
+ * canvas replaces its surface with one of the new size (here 1×1 pixel); a copy of its pixels, or
+ * a picture it was drawn onto, keeps what it had.
+ */
+export function releasePixels(canvas: Canvas): void {
+  canvas.width = 1;
+  canvas.height = 1;
+}
+
 // ------------------------------------------------------------------ sprites
 
 const SPRITE_LIMIT = 3000;

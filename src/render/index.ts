@@ -8,7 +8,7 @@ import { loadArt } from './art.ts';
 import { renderChart } from './chart.ts';
 import { renderClubActivity } from './club-activity.ts';
 import { renderClubClassic, renderClubPortrait } from './club-card.ts';
-import type { Quality } from './draw.ts';
+import { releasePixels, type Quality } from './draw.ts';
 import { DEFINITIONS } from './measures.ts';
 import {
   renderBrawlerDetails,
@@ -117,5 +117,8 @@ export async function prepareJob(job: RenderJob): Promise<void> {
 export async function renderPng(job: RenderJob): Promise<Buffer> {
   await prepareJob(job);
   const canvas = renderCanvas(job);
-  return encodePng(canvas.data(), canvas.width, canvas.height, pngStyle(job));
+  const { width, height } = canvas;
+  const rgba = canvas.data();
+  releasePixels(canvas);
+  return encodePng(rgba, width, height, pngStyle(job));
 }

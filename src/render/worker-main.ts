@@ -71,9 +71,11 @@ port.postMessage({ type: 'ready' } satisfies ResultMessage);
  * A canvas holds its pixels (up to 8.6 MB for the 1800×1200 grid) outside the JS heap, where V8
  * does not see them: the worker's heap stays small, so garbage collection came seldom and dozens
  * of dead canvases stayed resident: RSS +100 MB over 23 renders of a card, a grid and a chart, +58 MB
- * with a collection after each picture. A collection of this small heap still costs the worker
- * 50–60 ms on the busy machine (--trace-gc), so it runs once the pictures drawn since the last one
- * held 32 MB of pixels: at most a few dead canvases, and one collection per 4–10 pictures.
+ * with a collection after each picture. renderPng now lets a canvas's surface go as soon as its
+ * pixels are copied out (releasePixels, draw.ts); the copy (`data()`, native memory as well) still
+ * waits for a collection. A collection of this small heap still costs the worker 50–60 ms on the
+ * busy machine (--trace-gc), so it runs once the pictures drawn since the last one held 32 MB of
+ * pixels: at most a few dead copies, and one collection per 4–10 pictures.
  */
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
