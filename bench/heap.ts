@@ -5,18 +5,23 @@
  * heap does not depend on where the collector happened to be, so a change of a few MB shows run
  * after run where RSS readings scatter by ±40 MB (bench:memory).
  *
+ * `--load N` takes it instead after N seconds of bench:memory's mixed load (support/mixed-load.ts;
+ * `--clients`, `--tags` as there), started as soon as the service answers, as bench:memory does, and
+ * still running when the snapshot is taken: what the caches hold once the load has filled them.
+ *
  * Prints RSS and /metrics' heap figures before the snapshot; then from the snapshot: the live heap
  * (V8's objects; the bytes of ArrayBuffers live outside it and are left out), the modules loaded
  * per package (count and source bytes: V8 keeps every module's source), and the largest retainers
  * (dominator tree: what would be freed with each).
  *
- *   npm run bench:heap [-- --port 19100 --env CACHE_MEMORY_MB=8 --top 25 --keep]
+ *   npm run bench:heap [-- --port 19100 --env CACHE_MEMORY_MB=8 --top 25 --keep --load 60 --clients 16 --tags 500]
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { mixedLoad, type MixedLoad } from './support/mixed-load.ts';
 import { ROOT, rssOf, settled, serviceEnv, startService, until } from './support/service.ts';
 
 const { values } = parseArgs({
@@ -26,9 +31,15 @@ const { values } = parseArgs({
     top: { type: 'string', default: '25' },
     /** keep the snapshot file (its path is printed) */
     keep: { type: 'boolean', default: false },
+    /** seconds of bench:memory's mixed load before the snapshot (0: none, the service quiet) */
+    load: { type: 'string', default: '0' },
+    clients: { type: 'string', default: '16' },
+    tags: { type: 'string', default: '500' },
   },
 });
 const top = Number(values.top);
+const loadSeconds = Number(values.load);
+if (!(loadSeconds >= 0)) throw new Error(`--load takes seconds (0 or more), not ${values.load}`);
 const env = serviceEnv(values.env, values.port);
 const dir = mkdtempSync(join(tmpdir(), 'starr-heap-'));
 env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}`.trim();
@@ -38,14 +49,20 @@ const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 execFileSync(process.execPath, [join(ROOT, 'bin/build.js')], { stdio: 'ignore' });
 const service = await startService({ env });
 let file: string;
+let mixed: MixedLoad | undefined;
 try {
-  const waited = await settled(service.pid);
+  let when: string;
+  if (loadSeconds > 0) {
+    mixed = mixedLoad(service.base, { clients: Number(values.clients), tags: Number(values.tags) });
+    await new Promise((r) => setTimeout(r, loadSeconds * 1000));
+    when = `after ${loadSeconds} s of the mixed load (${values.clients} clients, ${values.tags} tags; ${mixed.done} requests, statuses ${[...mixed.statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}), the load still running`;
+  } else when = `quiet after ${(await settled(service.pid)).toFixed(0)} s`;
   const metrics = await (await fetch(`${service.base}/metrics`)).text();
   const heap = (kind: string) => Number(new RegExp(`starr_process_memory_bytes\\{thread="main",kind="${kind}"\\} (\\d+)`).exec(metrics)?.[1] ?? NaN) / 1e6;
   // what the answers' layer counts against CACHE_MEMORY_MB (JSON bytes), to set against what StatsService retains below
   const answers = Number(/starr_cache_memory_bytes\{cache="answers"\} (\d+)/.exec(metrics)?.[1] ?? NaN) / 1e6;
   console.log(
-    `${new Date().toISOString()}  quiet after ${waited.toFixed(0)} s; RSS ${rssOf(service.pid).toFixed(0)} MB; main heap used ${heap('heap_used').toFixed(0)} MB of ${heap('heap_total').toFixed(0)}; the answers' layer counts ${answers.toFixed(2)} MB of JSON${values.env.length ? `; ${values.env.join(' ')}` : ''}; load average ${load()}`,
+    `${new Date().toISOString()}  ${when}; RSS ${rssOf(service.pid).toFixed(0)} MB; main heap used ${heap('heap_used').toFixed(0)} MB of ${heap('heap_total').toFixed(0)}; the answers' layer counts ${answers.toFixed(2)} MB of JSON${values.env.length ? `; ${values.env.join(' ')}` : ''}; load average ${load()}`,
   );
   process.kill(service.pid, 'SIGUSR2');
   // the snapshot is written on the main thread: once it answers again, the file is complete
@@ -59,6 +76,7 @@ try {
     120_000,
   );
 } finally {
+  await mixed?.stop();
   await service.stop();
 }
 

@@ -2,7 +2,7 @@
  * Memory of the service under a mixed load: `node bin/starr.js serve` (what `npm start` runs, see
  * support/service.ts) with 16 clients asking, one request after another, for players drawn from a
  * Zipf distribution (s = 1) over 500 tags of the simulated world: 95 % JSON (profile 70 %, battle
- * log 25 %), 5 % pictures (the profile card, or brawler grids 4/8/9). Prints the process's RSS
+ * log 25 %), 5 % pictures (the profile card, or brawler grids 4/8/9; support/mixed-load.ts). Prints the process's RSS
  * (render worker threads included: they live in the same process) at start, every 30 s, at 60 s
  * and at 180 s, the peak and the mean from 60 s on (sampled every 250 ms), with the requests answered; then, with no requests, RSS once the
  * render workers have been idle long enough to be ended (--idle seconds after the load, default 75;
@@ -18,10 +18,9 @@
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
-import { World } from '../src/sim/world.ts';
 import { rssOf, serviceEnv, startService } from './support/service.ts';
 import { formatSmaps, smapsOf } from './support/smaps.ts';
+import { mixedLoad } from './support/mixed-load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,52 +38,20 @@ const clients = Number(values.clients);
 const tagCount = Number(values.tags);
 const idleSeconds = Number(values.idle);
 
-// the world npm start simulates by default (SIM_SEED starr, 5,000 players, 500 clubs)
-const world = new World({ seed: 'starr', players: 5000, clubs: 500 });
-const tags = Array.from({ length: tagCount }, (_, i) => encodeURIComponent(world.playerTag(i)));
-const cdf: number[] = [];
-let total = 0;
-for (let i = 1; i <= tagCount; i++) cdf.push((total += 1 / i));
-/** a deterministic sequence, so runs are comparable */
-let seed = 42;
-const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-function zipfTag(): string {
-  const u = random() * total;
-  let lo = 0;
-  let hi = cdf.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (cdf[mid]! < u) lo = mid + 1;
-    else hi = mid;
-  }
-  return tags[lo]!;
-}
-function nextPath(): string {
-  const tag = zipfTag();
-  const r = random();
-  if (r < 0.05) {
-    const option = [1, 1, 4, 8, 9][Math.floor(random() * 5)]!;
-    return `/players/${tag}/image?option=${option}`;
-  }
-  return r < 0.3 ? `/players/${tag}/battlelog` : `/players/${tag}`;
-}
-
 const env = serviceEnv(values.env, values.port);
 const service = await startService({ env });
-const dispatcher = new Agent({ connections: clients, pipelining: 1 });
 const started = Date.now();
 const mb = () => rssOf(service.pid);
 const atStart = mb();
 let peak = atStart;
-const statuses = new Map<number, number>();
-let done = 0;
-let stopping = false;
 const marks: string[] = [];
 console.log(
   `${new Date().toISOString()}  ${clients} clients, Zipf over ${tagCount} tags, 5 % pictures, ${seconds} s${values.env.length ? `, ${values.env.join(' ')}` : ''}; RSS at start ${atStart.toFixed(0)} MB; load average ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}`,
 );
+
+const load = mixedLoad(service.base, { clients, tags: tagCount });
 
 // the mean from 60 s on: one reading depends on where it falls between two collections (±40 MB)
 let lateSum = 0;
@@ -99,7 +66,7 @@ const sampler = setInterval(() => {
 }, 250);
 const reporter = setInterval(() => {
   const t = Math.round((Date.now() - started) / 1000);
-  const line = `${String(t).padStart(4)} s: RSS ${mb().toFixed(0)} MB (peak ${peak.toFixed(0)}), ${done} requests`;
+  const line = `${String(t).padStart(4)} s: RSS ${mb().toFixed(0)} MB (peak ${peak.toFixed(0)}), ${load.done} requests`;
   console.log(line);
 }, 30_000);
 let smapsAt60 = '';
@@ -109,28 +76,13 @@ const at60 =
   seconds > 60
     ? setTimeout(() => {
         marks.push(`60 s: ${mb().toFixed(0)} MB`);
-        doneAt60 = done;
+        doneAt60 = load.done;
         smapsAt60 = formatSmaps(smapsOf(service.pid));
       }, 60_000)
     : undefined;
 
-async function client(): Promise<void> {
-  while (!stopping) {
-    try {
-      const r = await request(`${service.base}${nextPath()}`, { dispatcher });
-      await r.body.dump();
-      statuses.set(r.statusCode, (statuses.get(r.statusCode) ?? 0) + 1);
-    } catch {
-      statuses.set(0, (statuses.get(0) ?? 0) + 1);
-    }
-    done++;
-  }
-}
-
-const loops = Array.from({ length: clients }, () => client());
 await new Promise((r) => setTimeout(r, seconds * 1000));
-stopping = true;
-await Promise.all(loops);
+await load.stop();
 clearInterval(sampler);
 clearInterval(reporter);
 clearTimeout(at60);
@@ -173,6 +125,5 @@ if (idleSeconds > 0) {
   const workers = /^starr_render_workers (\d+)/m.exec(await (await fetch(`${service.base}/metrics`)).text())?.[1];
   console.log(`idle ${idleSeconds} s after the load: RSS ${mb().toFixed(0)} MB${workers === undefined ? '' : `, ${workers} render workers running`}`);
 }
-console.log(`${done} requests${doneAt60 >= 0 ? ` (${((done - doneAt60) / (seconds - 60)).toFixed(0)}/s from 60 s on)` : ''}; statuses ${[...statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-await dispatcher.close();
+console.log(`${load.done} requests${doneAt60 >= 0 ? ` (${((load.done - doneAt60) / (seconds - 60)).toFixed(0)}/s from 60 s on)` : ''}; statuses ${[...load.statuses].map(([s, n]) => `${s || 'error'}: ${n}`).join(', ')}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 await service.stop();
