@@ -4,6 +4,8 @@
  * asks the art store for nothing and draws nothing; a matching If-None-Match is answered the same
  * way, with no bytes. New data (a new version) draws a new picture.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { Fetched } from '../src/core/index.ts';
 import { ImageService, NO_RECORDS } from '../src/core/images.ts';
@@ -119,5 +121,35 @@ describe('a picture hit', () => {
     expect((await service.playerImage(tag, 1, 'low')).again).toBeUndefined();
     stale = false;
     expect((await service.playerChart(tag, 1)).again).toBeUndefined();
+  });
+
+  it('had again, holds nothing of the copy it was drawn from', async () => {
+    // the fast path keeps `again` in a URL's memo for as long as it remembers the URL: holding the
+    // copy there would keep copies the answers' layer has let go
+    const world = fixtureWorld();
+    const tag = fixtureSubjects(world).player;
+    let copy: WeakRef<object> | undefined;
+    const service = new ImageService({
+      stats: {
+        player: async () => {
+          const data = Player.parse(world.player(tag, T0));
+          copy = new WeakRef(data);
+          return { data, fetchedAt: T0, expiresAt: T0 + 120_000, stale: false, ageSeconds: 0, version: 'v1', source: 'memory', key: `player:${tag}` } as Fetched<PlayerData>;
+        },
+        club: async () => Promise.reject(new Error('no clubs here')),
+      },
+      records: NO_RECORDS,
+      renderer: { render: async (_job: RenderJob) => Buffer.from('png') },
+      now: () => T0,
+    });
+    const { again } = await service.playerImage(tag, 1, 'low');
+    expect(again!.png()!.toString()).toBe('png');
+    // a WeakRef's target is kept until the current job ends
+    await new Promise((r) => setTimeout(r, 0));
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    expect(copy).toBeDefined();
+    expect(copy!.deref()).toBeUndefined();
+    expect(again!.png()!.toString()).toBe('png');
   });
 });
