@@ -9,7 +9,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { IntlMessageFormat } from 'intl-messageformat';
-import { z } from 'zod';
 
 /** The languages the bot speaks, as Discord names them (its `locale` and `guild_locale`). */
 export const LANGUAGES = ['en-US', 'en-GB', 'es-ES', 'es-419', 'pt-BR', 'fr', 'de', 'it', 'ru', 'tr', 'ko', 'ja'] as const;
@@ -31,36 +30,6 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
   ko: '한국어',
   ja: '日本語',
 };
-
-/**
- * Zod's own messages in each language, for the one problem a reply quotes when a command's options
- * do not validate ("Check the options: limit — …"); zod ships these translations, per parse.
- */
-const ZOD_LOCALES: Record<Language, () => { localeError: z.core.$ZodErrorMap }> = {
-  'en-US': z.locales.en,
-  'en-GB': z.locales.en,
-  'es-ES': z.locales.es,
-  'es-419': z.locales.es,
-  'pt-BR': z.locales.ptBR,
-  fr: z.locales.fr,
-  de: z.locales.de,
-  it: z.locales.it,
-  ru: z.locales.ru,
-  tr: z.locales.tr,
-  ko: z.locales.ko,
-  ja: z.locales.ja,
-};
-const zodErrorMaps = new Map<Language, z.core.$ZodErrorMap>();
-
-/** The error map that makes zod describe a validation problem in `lang`. */
-export function validationErrors(lang: Language): z.core.$ZodErrorMap {
-  let map = zodErrorMaps.get(lang);
-  if (!map) {
-    map = ZOD_LOCALES[lang]().localeError;
-    zodErrorMaps.set(lang, map);
-  }
-  return map;
-}
 
 export type Catalogue = Record<string, string>;
 

@@ -24,7 +24,7 @@ import {
   type Quality,
 } from './draw.ts';
 import { fontFamily } from './fonts.ts';
-import { nameColorToCss } from '../upstream/schemas.ts';
+import { nameColorToCss } from '../upstream/api-format.ts';
 import type { ChartInput, ChartSeries } from './types.ts';
 import { wordsFor, type Words } from './words.ts';
 

@@ -2,7 +2,8 @@
  * Club images: option 2 (classic card, landscape) and 200 (the same in portrait format).
  */
 import type { Canvas } from '@napi-rs/canvas';
-import { nameColorToCss, type Club, type ClubMember } from '../upstream/schemas.ts';
+import { nameColorToCss } from '../upstream/api-format.ts';
+import type { Club, ClubMember } from '../upstream/schemas.ts';
 import { clubBadge, decodeArt, playerIcon, type ArtImages } from './art.ts';
 import { CLUB_IMAGE_OPTIONS, CLUB_SIZE } from './catalogue.ts';
 import {

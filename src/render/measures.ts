@@ -4,7 +4,8 @@
  * image and its chart always agree, and each definition is written out in plain words (DEFINITIONS)
  * for the OpenAPI description and the pictures themselves.
  */
-import { parseApiTime, type BattleLogItem, type Player, type PlayerBrawler } from '../upstream/schemas.ts';
+import { parseApiTime } from '../upstream/api-format.ts';
+import type { BattleLogItem, Player, PlayerBrawler } from '../upstream/schemas.ts';
 import oldRanks from './data/old-ranks.json' with { type: 'json' };
 import type { BrawlerRecord, Point, SeasonBaseline } from './types.ts';
 

@@ -4,7 +4,8 @@
  * 13 (highest recorded win rate) and 14 (current win rate).
  */
 import type { Canvas } from '@napi-rs/canvas';
-import { nameColorToCss, type Player, type PlayerBrawler } from '../upstream/schemas.ts';
+import { nameColorToCss } from '../upstream/api-format.ts';
+import type { Player, PlayerBrawler } from '../upstream/schemas.ts';
 import { brawlerPortrait, decodeArt, playerIcon, type ArtImages } from './art.ts';
 import { PLAYER_IMAGE_OPTIONS } from './catalogue.ts';
 import {

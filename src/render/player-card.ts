@@ -2,7 +2,8 @@
  * Player image option 1: the classic profile card.
  */
 import type { Canvas } from '@napi-rs/canvas';
-import { nameColorToCss, playerClub, type Player } from '../upstream/schemas.ts';
+import { nameColorToCss, playerClub } from '../upstream/api-format.ts';
+import type { Player } from '../upstream/schemas.ts';
 import { brawlerPortrait, clubBadge, decodeArt, playerIcon, tagNumber, type ArtImages } from './art.ts';
 import {
   background,
