@@ -52,11 +52,16 @@ const SHARED_WORD_CHARS = 64;
 /** Small objects of plain values up to this length as JSON are shared ({id, name} of a gadget). */
 const SHARED_LEAF_CHARS = 160;
 /**
- * Distinct words and small objects remembered for sharing. Small by construction: the game has a
- * few thousand names of brawlers, gadgets, star powers, gears, maps and modes, and a copy holding
- * one not remembered keeps its own (a shared one is dropped from here, never from a copy).
+ * Distinct words and small objects remembered for sharing (each). Small by construction: the game
+ * has a few thousand names of brawlers, gadgets, star powers, gears, maps and modes, and a copy
+ * holding one not remembered keeps its own (a shared one is dropped from here, never from a copy).
+ * Players' names and tags, and their brawlers' trophies in battle logs, pass through too without
+ * being repeated much; each remembered costs its entry here (~120 bytes, and a leaf's JSON as its
+ * key). `npm run bench:cache -- --players 150` (about the default CACHE_MEMORY_MB of JSON,
+ * 2026-11-25): 14.2 MB on the heap with 20,000, 12.8 with 10,000, 11.3 with 4,000, 11.0 with 2,000;
+ * 500 players: 37.0, 35.1, 33.3, 33.4, and 34.5 with 1,000.
  */
-const SHARED_ITEMS = 20_000;
+const SHARED_ITEMS = 4_000;
 
 /**
  * What parsed copies repeat, held once: a player's profile is ~80 brawlers with their gadgets, star
