@@ -30,6 +30,20 @@ describe('info lines from preformatted fields', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 30, component: 'http', url: '/players/%23ABC?x="q"&é=\u2028', status: 304, msg: 'request' });
   });
 
+  it('write a string field as pino does each time, the first time and again (its JSON made once)', () => {
+    const { logger, lines } = capture();
+    const write = infoLines(logger, 'request', sample);
+    const head = preformat({ method: 'GET', url: '/a', route: '/a' });
+    const states = ['hit', 'miss', 'say "hi"\n', 'é\u2028', 'a state longer than sixteen', 'hit', 'say "hi"\n', 'é\u2028', 'a state longer than sixteen'];
+    for (const cache of states) {
+      write(head, { status: 200, ms: 1, cache });
+      logger.info({ ...head.fields, status: 200, ms: 1, cache }, 'request');
+    }
+    const plain = lines.map((l) => l.replace(/"time":\d+/, '"time":T'));
+    for (let i = 0; i < plain.length; i += 2) expect(plain[i]).toBe(plain[i + 1]);
+    expect(lines.filter((_, i) => i % 2 === 0).map((l) => (JSON.parse(l) as { cache: string }).cache)).toEqual(states);
+  });
+
   it('honour the level the logger has at each line', () => {
     const { logger, lines } = capture();
     const log = requestLog(logger.child({ component: 'http' }));

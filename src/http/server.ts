@@ -185,20 +185,27 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   metrics.gauge('starr_process_uptime_seconds', 'Seconds since the HTTP server was created', () => (now() - runtime.startedAt) / 1000);
   metrics.gauge('starr_process_resident_memory_bytes', 'Resident set size of the process', () => process.memoryUsage.rss());
 
-  /** The RateLimit headers of `s` as a flat [name, value, ...] list (the fast path sends it as is). */
-  const rateHeaders = (s: RateLimitState): string[] => [
-    'ratelimit-limit',
-    String(s.limit),
-    'ratelimit-remaining',
-    String(s.remaining),
-    'ratelimit-reset',
-    String(s.resetSeconds),
-    'ratelimit-policy',
-    `${s.limit};w=${WINDOW_SECONDS}`,
-  ];
+  /**
+   * Appends the RateLimit headers of `s` to a flat [name, value, ...] list (the fast path sends it as
+   * is): one push onto a copy of CORS_LIST (`slice`) instead of `concat` of a second list, which V8
+   * runs in C++ (~1,500 instructions per answer in callgrind, README *bench:http*).
+   */
+  const pushRateHeaders = (list: string[], s: RateLimitState): string[] => {
+    list.push(
+      'ratelimit-limit',
+      String(s.limit),
+      'ratelimit-remaining',
+      String(s.remaining),
+      'ratelimit-reset',
+      String(s.resetSeconds),
+      'ratelimit-policy',
+      `${s.limit};w=${WINDOW_SECONDS}`,
+    );
+    return list;
+  };
   /** Sets the RateLimit headers of `s` on `headers`. */
   const setRateHeaders = (headers: Record<string, string>, s: RateLimitState) => {
-    const list = rateHeaders(s);
+    const list = pushRateHeaders([], s);
     for (let i = 0; i < list.length; i += 2) headers[list[i]!] = list[i + 1]!;
     return headers;
   };
@@ -366,7 +373,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     // the headers in the order fastify sends them: CORS and limits (onRequest), the answer's, the
     // length; as a flat [name, value, ...] list, which node:http reads in order (no object whose
     // shape grows per header, no for-in over it with an own-property check per key).
-    const headers = CORS_LIST.concat(rateHeaders(s));
+    const headers = pushRateHeaders(CORS_LIST.slice(), s);
     for (const k in a.headers) headers.push(k, a.headers[k]!);
     if (a.body) headers.push('content-length', String(a.body.length));
     if (closeAfter(req)) headers.push('connection', 'close');
