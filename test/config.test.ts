@@ -31,6 +31,13 @@ describe('config', () => {
     }
   });
 
+  it.each(['RATE_LIMIT_FREE', 'RATE_LIMIT_KEY'] as const)('reads %s up to a billion a minute (a limit no load reaches, as benchmarks need), no further', (name) => {
+    expect(loadConfig({ [name]: '1000000000' })[name]).toBe(1_000_000_000);
+    for (const bad of ['0', '1000000001']) {
+      expect(() => loadConfig({ [name]: bad })).toThrow(`${name}="${bad}": expected a whole number from 1 to 1000000000`);
+    }
+  });
+
   it('reads comma-separated tokens and a redis cache URL', () => {
     const cfg = loadConfig({ BRAWLSTARS_API_TOKEN: ' a.b.c , d.e.f ', CACHE_URL: 'redis://127.0.0.1:6379' });
     expect(cfg.BRAWLSTARS_API_TOKEN).toEqual(['a.b.c', 'd.e.f']);
