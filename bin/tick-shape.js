@@ -4,8 +4,8 @@
  * bundle's build, the service's start-up): the collections that lose the shape start at once.
  *
  * Why: every `process.nextTick` builds `{ [async_id_symbol], [trigger_async_id_symbol], callback,
- * args }` (node:internal/process/task_queues; Node 24 adds its async context frame), and Node's streams call it several times per HTTP
- * answer (resume, emitReadable, endReadable, afterWrite, the request's destroy). V8 reaches the
+ * args }` (node:internal/process/task_queues; Node 24 adds its async context frame), and Node's
+ * streams call it several times per HTTP answer (resume, emitReadable, endReadable, afterWrite, the request's destroy). V8 reaches the
  * shape of that object through transitions from `{}`'s shape, and keeps a shape that no live object
  * has for only two full collections (`--retain-maps-for-n-gc=2`). Tick objects live a moment, so a
  * service that goes idle — where V8's memory reducer runs several full collections in a row — loses

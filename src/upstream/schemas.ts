@@ -74,7 +74,6 @@ export const Player = z.looseObject({
 });
 export type Player = z.infer<typeof Player>;
 
-
 // ---------------------------------------------------------------- battle log
 
 export const BattleBrawler = z.looseObject({
