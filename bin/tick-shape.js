@@ -5,17 +5,18 @@
  *
  * Why: every `process.nextTick` builds `{ [async_id_symbol], [trigger_async_id_symbol], callback,
  * args }` (node:internal/process/task_queues; Node 24 adds its async context frame), and Node's
- * streams call it several times per HTTP answer (resume, emitReadable, endReadable, afterWrite, the request's destroy). V8 reaches the
- * shape of that object through transitions from `{}`'s shape, and keeps a shape that no live object
- * has for only two full collections (`--retain-maps-for-n-gc=2`). Tick objects live a moment, so a
- * service that goes idle — where V8's memory reducer runs several full collections in a row — loses
- * the shape, and the next tick makes a new one. After a few such losses the literal's inline caches
- * are megamorphic for good, and from then on each of its property definitions is a call into V8's
- * runtime (`Runtime_DefineKeyedOwnPropertyInLiteral`, about 1,300 instructions each): in
- * callgrind, 30 such calls and 38,000 instructions of a cached `GET /brawlers` answer's 166,000 on
- * the service's main thread, against none in a bare node:http server (README, *Benchmarks of the
- * HTTP API*). Whether and when it happened depended on when the collector ran, which is part of why
- * bench:http's figures moved from one start of the service to the next.
+ * streams call it several times per HTTP answer (resume, emitReadable, endReadable, afterWrite, the
+ * request's destroy). V8 reaches the shape of that object through transitions from `{}`'s shape,
+ * and keeps a shape that no live object has for only two full collections
+ * (`--retain-maps-for-n-gc=2`). Tick objects live a moment, so a service that goes idle — where
+ * V8's memory reducer runs several full collections in a row — loses the shape, and the next tick
+ * makes a new one. After a few such losses the literal's inline caches are megamorphic for good,
+ * and from then on each of its property definitions is a call into V8's runtime
+ * (`Runtime_DefineKeyedOwnPropertyInLiteral`, about 1,300 instructions each): in callgrind, 30 such
+ * calls and 38,000 instructions of a cached `GET /brawlers` answer's 166,000 on the service's main
+ * thread, against none in a bare node:http server (README, *Benchmarks of the HTTP API*). Whether
+ * and when it happened depended on when the collector ran, which is part of why bench:http's
+ * figures moved from one start of the service to the next.
  *
  * A tick object that stays alive keeps its shape, and the shapes it was built through (each shape
  * holds the one before it), alive: the transitions stay, the caches stay monomorphic. The object is
