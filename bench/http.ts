@@ -18,20 +18,24 @@
  * main thread moved to another core or was switched out while it could have run on), each round its ratio, and the median
  * ratio at the end.
  *
- *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --only /image --port P]
+ *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --only /image --port P]
  *
  * --profile starts the service with --cpu-prof (the profile is written into the bench's folder);
+ * --gc runs both servers with node's --trace-gc-nvp and prints under each run their main thread's
+ * collections: scavenges per 1,000 answers, their pause (and its roots and parallel phases), the
+ * bytes each answer allocated, left alive at a scavenge and promoted, and the major collections;
  * --only keeps the paths containing that text; --port sets the service's port (default 18000 plus
  * the bench's pid modulo 2000), for a machine where several benchmarks run at once.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { cpuOf, mainThreadCpu, mainThreadSched, ROOT, settled, startService } from './support/service.ts';
+import { collectionsIn, describeCollections, parseCollection, type Collection } from './support/gc-trace.ts';
+import { cpuOf, gcTraced, mainThreadCpu, mainThreadSched, ROOT, settled, startService } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -44,6 +48,8 @@ interface Run {
   mainPerRequest: [number, number];
   /** the main thread's moves to another core and involuntary switches per 1,000 requests (Linux), or null */
   mainSched: [number, number] | null;
+  /** with --gc: the main thread's collections during the run */
+  gc?: Collection[];
 }
 
 interface Captured {
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '32' },
       client: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      gc: { type: 'boolean', default: false },
       only: { type: 'string' },
       port: { type: 'string' },
     },
@@ -142,7 +149,7 @@ async function main(): Promise<void> {
   const client = values.client ?? (hasWrk() ? 'wrk' : 'autocannon');
   const workers = Math.max(1, availableParallelism());
 
-  const service = await startService({ profile: values.profile, env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...(values.port ? { PORT: values.port } : {}) } });
+  const service = await startService({ profile: values.profile, gcTrace: values.gc, env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...(values.port ? { PORT: values.port } : {}) } });
   const { base, dir } = service;
   let bare: ChildProcess | undefined;
   process.on('SIGINT', () => {
@@ -168,14 +175,30 @@ async function main(): Promise<void> {
       captured.push({ path, status: r.status, headers, body: Buffer.from(await r.arrayBuffer()).toString('base64') });
     }
     writeFileSync(join(dir, 'answers.json'), JSON.stringify(captured));
-    bare = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--bare', join(dir, 'answers.json')], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const bareArgs = ['--import', 'tsx', fileURLToPath(import.meta.url), '--bare', join(dir, 'answers.json')];
+    const [bareCommand, bareArgv] = values.gc ? gcTraced(bareArgs) : [process.execPath, bareArgs];
+    bare = spawn(bareCommand, bareArgv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    // its stdout: the port it listens on, then (--gc) a line per collection
+    const bareGc: Collection[] = [];
+    const barePort = await new Promise<number>((resolve) => {
+      let rest = '';
+      bare!.stdout!.on('data', (c: Buffer) => {
+        const lines = (rest + c.toString()).split('\n');
+        rest = lines.pop()!;
+        for (const l of lines) {
+          if (/^\d+$/.test(l.trim())) resolve(Number(l.trim()));
+          else {
+            const g = parseCollection(l);
+            if (g) bareGc.push(g);
+          }
+        }
+      });
     });
-    const barePort = await new Promise<number>((resolve) => bare!.stdout!.once('data', (c: Buffer) => resolve(Number(c.toString().trim()))));
 
     const load = (url: string, s: number) => (client === 'wrk' ? Promise.resolve(wrk(url, s, connections)) : autocannonRun(url, s, connections, workers));
     const run = async (pid: number, url: string, s: number): Promise<Run> => {
+      const ours = pid === service.pid;
+      const gc0 = values.gc ? (ours ? statSync(service.logFile).size : bareGc.length) : 0;
       const before = cpuOf(pid);
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
@@ -184,8 +207,15 @@ async function main(): Promise<void> {
       const sched1 = mainThreadSched(pid);
       const n = Math.max(1, r.requests);
       const perK = (a: number, b: number) => ((b - a) * 1000) / n;
+      let gc: Collection[] | undefined;
+      if (values.gc) {
+        // a collection under way when the load stopped prints its line when it ends
+        await new Promise((res) => setTimeout(res, 100));
+        gc = ours ? await collectionsIn(service.logFile, gc0) : bareGc.slice(gc0);
+      }
       return {
         ...r,
+        gc,
         cpuPerRequest: (cpuOf(pid) - before) / n,
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
@@ -195,7 +225,8 @@ async function main(): Promise<void> {
       `  ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ` +
       `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req (main thread user ${r.mainPerRequest[0].toFixed(0)} + system ${r.mainPerRequest[1].toFixed(0)}` +
       `${r.mainSched ? `; per 1,000 answers ${r.mainSched[0].toFixed(1)} moves to another core, ${r.mainSched[1].toFixed(1)} switched out` : ''})` +
-      `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}`;
+      `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
+      `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
     const median = (xs: number[]) => {
       const v = [...xs].sort((a, b) => a - b);

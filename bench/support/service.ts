@@ -93,6 +93,8 @@ export interface RunningService {
   pid: number;
   /** folder of the log, the data and a CPU profile */
   dir: string;
+  /** the service's log (stdout and stderr): request lines, and with `gcTrace` one line per collection */
+  logFile: string;
   /** the tag of the strongest player of the simulated world */
   topTag: string;
   /**
@@ -134,12 +136,23 @@ export function startCommand(): { env: Record<string, string>; args: string[] } 
   return { env, args: words };
 }
 
-export async function startService(opts: { profile?: boolean; env?: Record<string, string> } = {}): Promise<RunningService> {
+/**
+ * node's arguments and the command that runs it for `--trace-gc-nvp` (bench:http --gc): one line per
+ * collection of the main thread, line-buffered (`stdbuf -oL`) so that each is in the log or pipe when
+ * it happens — libc buffers a file's or pipe's stdout by 4 KB, which would move lines into the next run.
+ */
+export function gcTraced(args: string[]): [string, string[]] {
+  return ['stdbuf', ['-oL', process.execPath, '--trace-gc-nvp', ...args]];
+}
+
+export async function startService(opts: { profile?: boolean; gcTrace?: boolean; env?: Record<string, string> } = {}): Promise<RunningService> {
   const dir = mkdtempSync(join(tmpdir(), 'starr-bench-'));
   const port = opts.env?.PORT ? Number(opts.env.PORT) : 18_000 + (process.pid % 2000);
   const log = openSync(join(dir, 'service.log'), 'a');
   const start = startCommand();
-  const child: ChildProcess = spawn(process.execPath, [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...start.args], {
+  const args = [...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...start.args];
+  const [command, argv] = opts.gcTrace ? gcTraced(args) : [process.execPath, args];
+  const child: ChildProcess = spawn(command, argv, {
     cwd: ROOT,
     // RATE_LIMIT_FREE beyond any load here: at 1,000,000 a minute, two 15-s runs of bench:http at
     // 44,000 req/s in one window were partly answered 429 (2026-11-25, the ranking's ratio 0.52).
@@ -167,6 +180,7 @@ export async function startService(opts: { profile?: boolean; env?: Record<strin
       base,
       pid: child.pid!,
       dir,
+      logFile: join(dir, 'service.log'),
       topTag,
       logLinesWith: async (text: string) => {
         let count = 0;
