@@ -114,7 +114,7 @@ function stringJson(v: string): string {
   return j;
 }
 
-const jsonValue = (v: string | number): string => (typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'null') : stringJson(v));
+export const jsonValue = (v: string | number): string => (typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'null') : stringJson(v));
 
 export function preformat(fields: Record<string, string | number | undefined>): Preformatted {
   let text = '';
@@ -131,6 +131,19 @@ export function preformat(fields: Record<string, string | number | undefined>): 
 /** A line of a kind written many times a second: fields known ahead preformatted, a few more per line. */
 export type LineWriter = (head: Preformatted, tail: Record<string, string | number | undefined>) => void;
 
+/** The per-line fields of a line as pino writes them (`,"k":v` each, undefined left out). */
+export type TailFormat = (tail: Record<string, string | number | undefined>) => string;
+
+/** Any fields, key by key (`TailFormat`). */
+const anyTail: TailFormat = (t) => {
+  let s = '';
+  for (const k in t) {
+    const v = t[k];
+    if (v !== undefined) s += `,"${k}":${jsonValue(v)}`;
+  }
+  return s;
+};
+
 const S = pino.symbols as typeof pino.symbols & { lsCacheSym: symbol; chindingsSym: symbol; asJsonSym: symbol; timeSym: symbol; hooksSym: symbol; mixinSym: symbol };
 
 /**
@@ -139,25 +152,25 @@ const S = pino.symbols as typeof pino.symbols & { lsCacheSym: symbol; chindingsS
  * fields, msg), honouring the logger's level at each line — without pino's per-line work on an
  * object (its merge, serializer and stringifier look-ups per key), the larger part of a cached
  * answer's logging cost (≈ 9.5% of the main thread in a perf profile of bench:http on rankings).
+ * `format` writes the per-line fields: a writer that knows its fields formats them with fewer
+ * concatenations than `anyTail` (the request line, request-log.ts).
  *
  * A logger that would write something else (a mixin, hooks, formatters or serializers of these
- * fields, a multistream wanting metadata) is detected once, by comparing pino's own line for a
- * sample with ours, and gets `logger.info` instead.
+ * fields, a multistream wanting metadata), or a `format` that writes the sample otherwise than
+ * pino, is detected once, by comparing pino's own line for a sample with ours, and gets
+ * `logger.info` instead.
  */
-export function infoLines(logger: Logger, msg: string, sample: Record<string, string | number>): LineWriter {
+export function infoLines(
+  logger: Logger,
+  msg: string,
+  sample: { head: Record<string, string | number>; tail: Record<string, string | number> },
+  format: TailFormat = anyTail,
+): LineWriter {
   const l = logger as unknown as Record<symbol, unknown>;
   const level = 30;
-  const tail = (t: Record<string, string | number | undefined>) => {
-    let s = '';
-    for (const k in t) {
-      const v = t[k];
-      if (v !== undefined) s += `,"${k}":${jsonValue(v)}`;
-    }
-    return s;
-  };
   const end = `,"msg":${JSON.stringify(msg)}}\n`;
   const ours = (head: Preformatted, t: Record<string, string | number | undefined>, time: string) =>
-    (l[S.lsCacheSym] as Record<number, string>)[level] + time + (l[S.chindingsSym] as string) + head.text + tail(t) + end;
+    (l[S.lsCacheSym] as Record<number, string>)[level] + time + (l[S.chindingsSym] as string) + head.text + format(t) + end;
   const hooks = l[S.hooksSym] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
   const stream = l[S.streamSym] as { write(s: string): unknown; [k: symbol]: unknown };
   const plain =
@@ -167,8 +180,8 @@ export function infoLines(logger: Logger, msg: string, sample: Record<string, st
     stream[S.needsMetadataGsym] !== true &&
     logger.levels.values.info === level &&
     typeof l[S.asJsonSym] === 'function' &&
-    (l[S.asJsonSym] as (o: object, m: string, n: number, t: string) => string).call(logger, { ...sample }, msg, level, ',"time":0') ===
-      ours(preformat({}), sample, ',"time":0');
+    (l[S.asJsonSym] as (o: object, m: string, n: number, t: string) => string).call(logger, { ...sample.head, ...sample.tail }, msg, level, ',"time":0') ===
+      ours(preformat(sample.head), sample.tail, ',"time":0');
   if (!plain) return (head, t) => logger.info({ ...head.fields, ...t }, msg);
   return (head, t) => {
     if (logger.levelVal > level) return;

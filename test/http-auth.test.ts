@@ -78,10 +78,14 @@ describe('keys and plans', () => {
 
     const free = await http.get('/brawlers');
     expect(free.headers['ratelimit-limit']).toBe('1000');
+    expect(free.headers['ratelimit-policy']).toBe('1000;w=60');
     const keyed = await http.get(`/brawlers?api_key=${body.api_key}`);
     expect(keyed.status).toBe(200);
     expect(keyed.headers['ratelimit-limit']).toBe('5000');
     expect(keyed.headers['ratelimit-remaining']).toBe('4999');
+    // each limit its own policy (made once per limit, server.ts `policyOf`)
+    expect(keyed.headers['ratelimit-policy']).toBe('5000;w=60');
+    expect((await http.get('/brawlers')).headers['ratelimit-policy']).toBe('1000;w=60');
   });
 
   it('issues another key for the right password and answers 401 for a wrong one', async () => {

@@ -4,7 +4,7 @@
  * itself for a logger that would write something else.
  */
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { infoLines, preformat, TurnLines } from '../src/log.ts';
 import { requestLog, requestLogHead } from '../src/http/request-log.ts';
 
@@ -14,7 +14,7 @@ function capture(opts: pino.LoggerOptions = {}) {
   return { logger, lines };
 }
 
-const sample = { method: 'GET', url: '/a', route: '/a', status: 200, ms: 1.5, cache: 'hit' };
+const sample = { head: { method: 'GET', url: '/a', route: '/a' }, tail: { status: 200, ms: 1.5, cache: 'hit' } };
 
 describe('info lines from preformatted fields', () => {
   it('are what pino writes for the same fields, through a child with its bindings', () => {
@@ -42,6 +42,36 @@ describe('info lines from preformatted fields', () => {
     const plain = lines.map((l) => l.replace(/"time":\d+/, '"time":T'));
     for (let i = 0; i < plain.length; i += 2) expect(plain[i]).toBe(plain[i + 1]);
     expect(lines.filter((_, i) => i % 2 === 0).map((l) => (JSON.parse(l) as { cache: string }).cache)).toEqual(states);
+  });
+
+  it('of a request (its status, ms and cache formatted by requestLog) are what pino writes, without calling it', () => {
+    const { logger, lines } = capture();
+    const child = logger.child({ component: 'http' });
+    const info = vi.spyOn(child, 'info');
+    const log = requestLog(child);
+    const head = requestLogHead('GET', '/players/%23ABC?limit=3', '/players/:tag');
+    const cases: [number, number, string | undefined][] = [
+      [200, 0.05, 'hit'],
+      [200, 12.34, 'miss'],
+      [304, 0, 'stale'],
+      [404, 1, undefined],
+      [503, 100000.01, 'say "hi"'],
+      [200, 0.05, 'hit'],
+    ];
+    for (const [status, ms, cache] of cases) log(head, status, ms, cache);
+    expect(info).not.toHaveBeenCalled();
+    for (const [status, ms, cache] of cases) child.info({ ...head.fields, status, ms, cache }, 'request');
+    const plain = lines.map((l) => l.replace(/"time":\d+/, '"time":T'));
+    expect(plain.slice(0, cases.length)).toEqual(plain.slice(cases.length));
+  });
+
+  it('go through pino when the fields are formatted otherwise than pino would', () => {
+    const { logger, lines } = capture();
+    const info = vi.spyOn(logger, 'info');
+    const write = infoLines(logger, 'request', sample, (t) => `,"status":${t.status}`);
+    write(preformat({ method: 'GET', url: '/a', route: '/a' }), { status: 200, ms: 1, cache: 'hit' });
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ method: 'GET', status: 200, ms: 1, cache: 'hit', msg: 'request' });
   });
 
   it('honour the level the logger has at each line', () => {

@@ -39,9 +39,9 @@ export class HotRoutes {
     this.routes.set(url, route);
   }
 
-  /** The remembered route of a request the fast path may answer, else undefined. */
-  lookup(req: IncomingMessage): HotRoute | undefined {
-    if (req.method !== 'GET' || hasBody(req.headers)) return undefined;
+  /** The remembered route of a request the fast path may answer (`headers`: its headers, read once), else undefined. */
+  lookup(req: IncomingMessage, headers: IncomingHttpHeaders): HotRoute | undefined {
+    if (req.method !== 'GET' || hasBody(headers)) return undefined;
     return this.routes.get(req.url ?? '');
   }
 }

@@ -24,7 +24,7 @@ import { requestLog, requestLogHead } from './request-log.ts';
 import { RequestValidationError, errors as pyErrors } from './pydantic.ts';
 import { parseQuery } from './querystring.ts';
 import { bodyUnread, HotRoutes } from './fast-path.ts';
-import { answerOf, hotAnswer, HttpError, type Answer, type Auth, type HotRoute, type HttpRuntime, type RouteDef } from './route.ts';
+import { answerOf, headerList, hotAnswer, HttpError, sendAnswer, type Answer, type Auth, type HotRoute, type HttpRuntime, type RouteDef } from './route.ts';
 import brawlers from './routes/brawlers.ts';
 import events from './routes/events.ts';
 import clubs from './routes/clubs.ts';
@@ -199,9 +199,23 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
       'ratelimit-reset',
       String(s.resetSeconds),
       'ratelimit-policy',
-      `${s.limit};w=${WINDOW_SECONDS}`,
+      policyOf(s.limit),
     );
     return list;
+  };
+  /**
+   * `RateLimit-Policy` of a limit, made once per limit (a few: the free plan's, the keys' plans'):
+   * like Cache-Control's (`cacheControl`, route.ts), a template string of 13 characters or more —
+   * `1000000;w=60` and up — is a cons string that node:http's header check flattened on every answer.
+   */
+  const policies = new Map<number, string>();
+  const policyOf = (limit: number): string => {
+    let p = policies.get(limit);
+    if (p === undefined) {
+      p = `${limit};w=${WINDOW_SECONDS}`;
+      if (policies.size < 64) policies.set(limit, p);
+    }
+    return p;
   };
   /** Sets the RateLimit headers of `s` on `headers`. */
   const setRateHeaders = (headers: Record<string, string>, s: RateLimitState) => {
@@ -294,7 +308,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   function errorAnswer(error: unknown, def: RouteDef | undefined, log: Pick<Logger, 'warn' | 'error'>): Answer {
     const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
       status,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+      headers: headerList({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }),
       body: Buffer.from(JSON.stringify(body), 'utf8'),
     });
     if (error instanceof RequestValidationError) return answer(422, { detail: error.issues });
@@ -335,7 +349,9 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   /** Answers the request when the fast path may (see fast-path.ts); false hands it to fastify. */
   function answerFast(req: IncomingMessage, res: ServerResponse): boolean {
-    const route = hot!.lookup(req);
+    // read once: node:http's getter costs a call and a megamorphic load each time (~425 instructions)
+    const headers = req.headers;
+    const route = hot!.lookup(req, headers);
     if (!route) return false;
     // without TRUST_PROXY fastify's request.ip is the socket's peer
     const ip = req.socket.remoteAddress ?? '';
@@ -347,10 +363,10 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
     hot!.answered++;
     const started = performance.now();
     // the copy the last answer was made from still fresh in memory: its answer at once, no handler
-    const a = hotAnswer(route, req.headers['if-none-match'], core.stats, now());
+    const a = hotAnswer(route, headers['if-none-match'], core.stats, now());
     if (a) {
       hot!.fromMemo++;
-      sendFast(req, res, route, s, a, started);
+      sendFast(res, route, s, a, started);
     }
     else void replyFast(req, res, route, auth, s, started);
     return true;
@@ -365,18 +381,20 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
       route.memo = undefined;
       a = errorAnswer(e, route.def, logger);
     }
-    sendFast(req, res, route, s, a, started);
+    sendFast(res, route, s, a, started);
   }
 
   /** Writes a fast-path answer, then its metrics and log line. */
-  function sendFast(req: IncomingMessage, res: ServerResponse, route: HotRoute, s: RateLimitState, a: Answer, started: number): void {
+  function sendFast(res: ServerResponse, route: HotRoute, s: RateLimitState, a: Answer, started: number): void {
     // the headers in the order fastify sends them: CORS and limits (onRequest), the answer's, the
     // length; as a flat [name, value, ...] list, which node:http reads in order (no object whose
     // shape grows per header, no for-in over it with an own-property check per key).
     const headers = pushRateHeaders(CORS_LIST.slice(), s);
-    for (const k in a.headers) headers.push(k, a.headers[k]!);
+    const own = a.headers;
+    for (let i = 0; i < own.length; i++) headers.push(own[i]!);
     if (a.body) headers.push('content-length', String(a.body.length));
-    if (closeAfter(req)) headers.push('connection', 'close');
+    // closeAfter: the fast path takes no request with a body (HotRoutes.lookup), so only `closing`
+    if (closing) headers.push('connection', 'close');
     res.writeHead(a.status, headers);
     res.end(a.body);
     finished('GET', route.route, a.status, performance.now() - started, route.logHead, a.cache);
@@ -546,7 +564,7 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
 
   app.setErrorHandler(async (error: unknown, request, reply) => {
     const a = errorAnswer(error, request.routeOptions.config?.starr as RouteDef | undefined, request.log);
-    return reply.code(a.status).headers(a.headers).send(a.body);
+    return sendAnswer(reply, a);
   });
 
   for (const group of opts.routes === 'health' ? [healthRoutes] : ROUTES) void app.register(group);
