@@ -157,6 +157,8 @@ describe('health and metrics', () => {
     expect(value(/^starr_process_memory_bytes\{thread="main",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
     expect(value(/^starr_process_memory_bytes\{thread="main",kind="heap_total"\} (\d+)$/m)).toBeGreaterThanOrEqual(value(/^starr_process_memory_bytes\{thread="main",kind="heap_used"\} (\d+)$/m));
     expect(value(/^starr_process_memory_bytes\{thread="render1",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
+    // its sprite cache: at least the card's backdrop (600×338 pixels at quality low)
+    expect(value(/^starr_process_memory_bytes\{thread="render1",kind="sprites"\} (\d+)$/m)).toBeGreaterThanOrEqual(600 * 338 * 4);
     // the profile (about 60 KB as JSON) is in the answers' cache, the picture in the pictures'
     expect(value(/^starr_cache_memory_bytes\{cache="answers"\} (\d+)$/m)).toBeGreaterThan(50_000);
     expect(value(/^starr_cache_memory_bytes\{cache="pictures"\} (\d+)$/m)).toBe(picture.body.length);

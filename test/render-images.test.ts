@@ -275,6 +275,24 @@ describe('render pool', () => {
     for (const r of ok) expect(decode((r as PromiseFulfilledResult<Buffer>).value).width).toBe(600);
   });
 
+  it('keeps sprites of what repeats (backgrounds, portraits, icons), not one per player or club drawn', async () => {
+    const pool = new RenderPool({ size: 1 });
+    pools.push(pool);
+    const { service, jobs } = jobCollector(world, T0);
+    await service.playerImage(subjects.player, 1, 'low');
+    const card = jobs[0] as Extract<RenderJob, { kind: 'playerImage' }>;
+    await pool.render(card);
+    const sprites = pool.memory()[0]!.sprites;
+    expect(sprites).toBeGreaterThan(0);
+    // the same card for other players: another icon, initial, club and badge each time
+    for (const [i, name] of ['Alpha', 'Bravo', 'Charlie'].entries()) {
+      const player = { ...card.input.player, name, icon: { id: 28_000_100 + i }, club: { tag: `#2Q${i}`, name: `${name} club` } };
+      const png = decode(await pool.render({ ...card, input: { ...card.input, player } }));
+      expect(png.width).toBe(600);
+    }
+    expect(pool.memory()[0]!.sprites).toBe(sprites);
+  });
+
   it('fails a job that throws without losing the worker', async () => {
     const pool = new RenderPool({ size: 1 });
     pools.push(pool);

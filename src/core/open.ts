@@ -193,7 +193,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     closers.push(() => images.close());
 
     // What holds the process's memory, for /metrics and bench:memory: RSS alone does not say.
-    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap and what lives outside it, each render worker's heap as of its last picture", () => {
+    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap and what lives outside it, each render worker's heap and sprite cache as of its last picture", () => {
       const m = process.memoryUsage();
       const out: [Record<string, string>, number][] = [
         [{ thread: 'main', kind: 'heap_used' }, m.heapUsed],
@@ -202,7 +202,8 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
         [{ thread: 'main', kind: 'array_buffers' }, m.arrayBuffers],
       ];
       pool.memory().forEach((w, i) => {
-        out.push([{ thread: `render${i + 1}`, kind: 'heap_used' }, w.heapUsed], [{ thread: `render${i + 1}`, kind: 'heap_total' }, w.heapTotal], [{ thread: `render${i + 1}`, kind: 'external' }, w.external]);
+        const thread = `render${i + 1}`;
+        out.push([{ thread, kind: 'heap_used' }, w.heapUsed], [{ thread, kind: 'heap_total' }, w.heapTotal], [{ thread, kind: 'external' }, w.external], [{ thread, kind: 'sprites' }, w.sprites]);
       });
       return out;
     });

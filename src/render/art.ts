@@ -5,7 +5,7 @@
  * display face. No broken-image boxes, ever.
  */
 import { Image } from '@napi-rs/canvas';
-import { cached, roundRect, setFont, splitGraphemes, THEME, type Ctx } from './draw.ts';
+import { cached, roundRect, setFont, splitGraphemes, THEME, uncached, type Ctx } from './draw.ts';
 import { font } from './fonts.ts';
 import { plainName } from './markup.ts';
 
@@ -163,7 +163,7 @@ function paintPortrait(
 export function playerIcon(ctx: Ctx, art: ArtImages, iconId: number | undefined, name: string, x: number, y: number, s: number): void {
   const img = iconId !== undefined ? art.get(artKey('icon', iconId)) : undefined;
   const letter = splitGraphemes(plainName(name).trim())[0] ?? '?';
-  cached(ctx, `icon:${iconId}:${img ? 'art' : letter}`, x, y, s, s, Math.ceil(s * 0.08), (c) => paintPlayerIcon(c, img, iconId, letter, 0, 0, s));
+  uncached(ctx, x, y, s, s, Math.ceil(s * 0.08), (c) => paintPlayerIcon(c, img, iconId, letter, 0, 0, s));
 }
 
 function paintPlayerIcon(ctx: Ctx, img: Image | undefined, iconId: number | undefined, letter: string, x: number, y: number, s: number): void {
@@ -204,7 +204,7 @@ function paintPlayerIcon(ctx: Ctx, img: Image | undefined, iconId: number | unde
 export function clubBadge(ctx: Ctx, art: ArtImages, badgeId: number, name: string, x: number, y: number, s: number): void {
   const img = art.get(artKey('badge', badgeId));
   const letter = splitGraphemes(plainName(name).trim())[0] ?? '?';
-  cached(ctx, `badge:${badgeId}:${img ? 'art' : letter}`, x, y, s, s, Math.ceil(s * 0.08), (c) => {
+  uncached(ctx, x, y, s, s, Math.ceil(s * 0.08), (c) => {
     if (img) c.drawImage(img, 0, 0, s, s);
     else paintBadge(c, badgeId, letter, 0, 0, s);
   });

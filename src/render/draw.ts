@@ -90,6 +90,13 @@ export function releasePixels(canvas: Canvas): void {
 
 const SPRITE_LIMIT = 3000;
 const sprites = new Map<string, Canvas>();
+/** bytes of pixels the sprites hold (4 a pixel, outside the heap): reported with the worker's memory */
+let spritePixels = 0;
+
+/** Bytes of pixels held by the sprite cache of this thread. */
+export function spriteBytes(): number {
+  return spritePixels;
+}
 
 /**
  * Draws something small that repeats (portraits, icons) through a cache of pre-rendered bitmaps at
@@ -103,14 +110,42 @@ export function cached(ctx: Ctx, key: string, x: number, y: number, w: number, h
   if (sprite) {
     sprites.delete(full);
   } else {
-    sprite = createCanvas(Math.ceil((w + 2 * pad) * d), Math.ceil((h + 2 * pad) * d));
-    const sctx = sprite.getContext('2d');
-    sctx.scale(d, d);
-    sctx.translate(pad, pad);
-    paint(sctx);
-    if (sprites.size >= SPRITE_LIMIT) sprites.delete(sprites.keys().next().value!);
+    sprite = paintSprite(w, h, pad, d, paint);
+    spritePixels += sprite.width * sprite.height * 4;
+    if (sprites.size >= SPRITE_LIMIT) {
+      const oldest = sprites.keys().next().value!;
+      const out = sprites.get(oldest)!;
+      spritePixels -= out.width * out.height * 4;
+      sprites.delete(oldest);
+    }
   }
   sprites.set(full, sprite);
+  drawSprite(ctx, sprite, x, y, pad, d);
+}
+
+/**
+ * Draws what `cached` would, the same pixels, without keeping the bitmap: for what belongs to one
+ * player or club (its icon with its initial, its badge), which a picture draws once and another
+ * picture seldom again. Kept, they were one sprite per player drawn, the part of the cache that
+ * grew with the load (10.4 of 26.5 MB after 120 s of bench:memory's load; README, Memory).
+ */
+export function uncached(ctx: Ctx, x: number, y: number, w: number, h: number, pad: number, paint: (c: Ctx) => void): void {
+  const d = deviceScale(ctx);
+  const sprite = paintSprite(w, h, pad, d, paint);
+  drawSprite(ctx, sprite, x, y, pad, d);
+  releasePixels(sprite);
+}
+
+function paintSprite(w: number, h: number, pad: number, d: number, paint: (c: Ctx) => void): Canvas {
+  const sprite = createCanvas(Math.ceil((w + 2 * pad) * d), Math.ceil((h + 2 * pad) * d));
+  const sctx = sprite.getContext('2d');
+  sctx.scale(d, d);
+  sctx.translate(pad, pad);
+  paint(sctx);
+  return sprite;
+}
+
+function drawSprite(ctx: Ctx, sprite: Canvas, x: number, y: number, pad: number, d: number): void {
   // snap to device pixels so cached bitmaps stay as sharp as direct drawing
   const px = Math.round((x - pad) * d) / d;
   const py = Math.round((y - pad) * d) / d;

@@ -9,6 +9,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { renderPng } from './index.ts';
+import { spriteBytes } from './draw.ts';
 import { ensureFonts } from './fonts.ts';
 import type { RenderJob } from './types.ts';
 import { warmUp } from './warm.ts';
@@ -19,6 +20,8 @@ export interface WorkerMemory {
   heapTotal: number;
   /** memory outside the heap that V8 knows of (canvases, buffers) */
   external: number;
+  /** bytes of pixels in the sprite cache (draw.ts), outside the heap and unknown to V8 */
+  sprites: number;
 }
 
 /** What the pool hands a worker as it starts. */
@@ -102,7 +105,7 @@ port.on('message', async (msg: JobMessage) => {
     const out = new Uint8Array(msg.shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
     out.set(png);
     const h = getHeapStatistics();
-    const memory: WorkerMemory = { heapUsed: h.used_heap_size, heapTotal: h.total_heap_size, external: h.external_memory };
+    const memory: WorkerMemory = { heapUsed: h.used_heap_size, heapTotal: h.total_heap_size, external: h.external_memory, sprites: spriteBytes() };
     port.postMessage({ type: 'done', id: msg.id, png: out, ms: performance.now() - t, memory } satisfies ResultMessage, msg.shared ? [] : [out.buffer as ArrayBuffer]);
   } catch (e) {
     const err = e as Error;
