@@ -18,24 +18,26 @@
  * main thread moved to another core or was switched out while it could have run on), each round its ratio, and the median
  * ratio at the end.
  *
- *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --only /image --port P]
+ *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --env NAME=VALUE --only /image --port P]
  *
  * --profile starts the service with --cpu-prof (the profile is written into the bench's folder);
  * --gc runs both servers with node's --trace-gc-nvp and prints under each run their main thread's
  * collections: scavenges per 1,000 answers, their pause (and its roots and parallel phases), the
  * bytes each answer allocated, left alive at a scavenge and promoted, and the major collections;
+ * --env NAME=VALUE (repeatable) starts the service alone with that setting changed (NODE_OPTIONS for
+ * the V8 flags node takes there, e.g. --max-semi-space-size=8);
  * --only keeps the paths containing that text; --port sets the service's port (default 18000 plus
  * the bench's pid modulo 2000), for a machine where several benchmarks run at once.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { collectionsIn, describeCollections, parseCollection, type Collection } from './support/gc-trace.ts';
-import { cpuOf, gcTraced, mainThreadCpu, mainThreadSched, ROOT, settled, startService } from './support/service.ts';
+import { collectionsIn, describeCollections, type Collection } from './support/gc-trace.ts';
+import { cpuOf, gcTraced, mainThreadCpu, mainThreadSched, ROOT, serviceEnv, settled, startService, until } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
       client: { type: 'string' },
       profile: { type: 'boolean', default: false },
       gc: { type: 'boolean', default: false },
+      env: { type: 'string', multiple: true, default: [] },
       only: { type: 'string' },
       port: { type: 'string' },
     },
@@ -149,7 +152,11 @@ async function main(): Promise<void> {
   const client = values.client ?? (hasWrk() ? 'wrk' : 'autocannon');
   const workers = Math.max(1, availableParallelism());
 
-  const service = await startService({ profile: values.profile, gcTrace: values.gc, env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...(values.port ? { PORT: values.port } : {}) } });
+  const service = await startService({
+    profile: values.profile,
+    gcTrace: values.gc,
+    env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...serviceEnv(values.env, values.port) },
+  });
   const { base, dir } = service;
   let bare: ChildProcess | undefined;
   process.on('SIGINT', () => {
@@ -177,28 +184,24 @@ async function main(): Promise<void> {
     writeFileSync(join(dir, 'answers.json'), JSON.stringify(captured));
     const bareArgs = ['--import', 'tsx', fileURLToPath(import.meta.url), '--bare', join(dir, 'answers.json')];
     const [bareCommand, bareArgv] = values.gc ? gcTraced(bareArgs) : [process.execPath, bareArgs];
-    bare = spawn(bareCommand, bareArgv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    // its stdout: the port it listens on, then (--gc) a line per collection
-    const bareGc: Collection[] = [];
-    const barePort = await new Promise<number>((resolve) => {
-      let rest = '';
-      bare!.stdout!.on('data', (c: Buffer) => {
-        const lines = (rest + c.toString()).split('\n');
-        rest = lines.pop()!;
-        for (const l of lines) {
-          if (/^\d+$/.test(l.trim())) resolve(Number(l.trim()));
-          else {
-            const g = parseCollection(l);
-            if (g) bareGc.push(g);
-          }
-        }
-      });
-    });
+    // its stdout (the port it listens on, then with --gc a line per collection) goes to a file: a
+    // pipe would fill while wrk runs (execFileSync holds this process) and stop the bare server
+    const bareLog = join(dir, 'bare.log');
+    bare = spawn(bareCommand, bareArgv, { cwd: ROOT, stdio: ['ignore', openSync(bareLog, 'a'), 'inherit'] });
+    const barePort = await until(
+      'the bare server',
+      async () => {
+        const port = /^(\d+)$/m.exec(readFileSync(bareLog, 'utf8'))?.[1];
+        return port ? Number(port) : undefined;
+      },
+      30_000,
+    );
 
     const load = (url: string, s: number) => (client === 'wrk' ? Promise.resolve(wrk(url, s, connections)) : autocannonRun(url, s, connections, workers));
     const run = async (pid: number, url: string, s: number): Promise<Run> => {
       const ours = pid === service.pid;
-      const gc0 = values.gc ? (ours ? statSync(service.logFile).size : bareGc.length) : 0;
+      const gcLog = ours ? service.logFile : bareLog;
+      const gc0 = values.gc ? statSync(gcLog).size : 0;
       const before = cpuOf(pid);
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
@@ -211,7 +214,7 @@ async function main(): Promise<void> {
       if (values.gc) {
         // a collection under way when the load stopped prints its line when it ends
         await new Promise((res) => setTimeout(res, 100));
-        gc = ours ? await collectionsIn(service.logFile, gc0) : bareGc.slice(gc0);
+        gc = await collectionsIn(gcLog, gc0);
       }
       return {
         ...r,
