@@ -15,6 +15,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { usesSimulator } from '../config.ts';
 import type { Core } from '../core/index.ts';
 import type { Logger, Preformatted } from '../log.ts';
+import { decimal } from '../lib/decimal.ts';
 import { createRateLimiter, type RateLimiter, type RateLimitState } from '../store/ratelimit.ts';
 import { isUpstreamError, type UpstreamError } from '../upstream/errors.ts';
 import { InvalidTagError, explainTagProblem } from '../upstream/tags.ts';
@@ -188,14 +189,15 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   /**
    * Appends the RateLimit headers of `s` to a flat [name, value, ...] list (the fast path sends it as
    * is): one push onto a copy of CORS_LIST (`slice`) instead of `concat` of a second list, which V8
-   * runs in C++ (~1,500 instructions per answer in callgrind, README *bench:http*).
+   * runs in C++ (~1,500 instructions per answer in callgrind, README *bench:http*). The remaining
+   * count differs from one answer to the next: `decimal`, not V8's number cache (src/lib/decimal.ts).
    */
   const pushRateHeaders = (list: string[], s: RateLimitState): string[] => {
     list.push(
       'ratelimit-limit',
       String(s.limit),
       'ratelimit-remaining',
-      String(s.remaining),
+      decimal(s.remaining),
       'ratelimit-reset',
       String(s.resetSeconds),
       'ratelimit-policy',
