@@ -333,6 +333,27 @@ describe('observers', () => {
     ]);
   });
 
+  it('peekFresh counts a view of the player or club its key names, each time, and reads nothing upstream', async () => {
+    const viewed: string[] = [];
+    const stats = await service({ observers: [{ viewed: (kind, tag) => viewed.push(`${kind}:${tag}`) }], ttlSeconds: 120 });
+    const p = sim.world.playerTag(5);
+    const c = sim.world.clubTag(5);
+    const reads = [await stats.player(p), await stats.battlelog(p), await stats.club(c), await stats.brawlers()];
+    viewed.length = 0;
+    const before = calls();
+    clock.advance(30_000);
+    for (let i = 0; i < 2; i++) {
+      for (const f of reads) expect(stats.peekFresh(f.key!, f.fetchedAt)).toEqual({ expiresAt: f.fetchedAt + 120_000, ageSeconds: 30 });
+    }
+    expect(viewed).toEqual([`player:${p}`, `player:${p}`, `club:${c}`, `player:${p}`, `player:${p}`, `club:${c}`]);
+    // another fetch time is another copy; past the TTL nothing is fresh (and nothing is viewed)
+    expect(stats.peekFresh(reads[0]!.key!, reads[0]!.fetchedAt - 1)).toBeUndefined();
+    clock.advance(91_000);
+    for (const f of reads) expect(stats.peekFresh(f.key!, f.fetchedAt)).toBeUndefined();
+    expect(viewed).toHaveLength(6);
+    expect(calls()).toBe(before);
+  });
+
   it('an observer that throws does not break reads', async () => {
     const stats = await service();
     const off = stats.observe({

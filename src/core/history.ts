@@ -153,7 +153,11 @@ export class HistoryService {
   private pending: Observation[] = [];
   private writing: Promise<void> | null = null;
   private readonly side = new Set<Promise<unknown>>();
-  private readonly renewed = new Lru<string, number>(50_000);
+  /**
+   * When each player and club was last renewed, by tag: a cached answer's look-up reads it with the
+   * tag string the core keeps per cache key, not a `${kind}:${tag}` made per answer (`renewedRecently`).
+   */
+  private readonly renewed: Record<EntityKind, Lru<string, number>> = { player: new Lru(50_000), club: new Lru(10_000) };
   private lastCatalogueRefresh = -Infinity;
 
   constructor(opts: HistoryServiceOptions) {
@@ -213,7 +217,7 @@ export class HistoryService {
   }
 
   private renewedRecently(kind: EntityKind, tag: string): boolean {
-    const last = this.renewed.get(`${kind}:${tag}`);
+    const last = this.renewed[kind].get(tag);
     return last !== undefined && this.now() - last < RENEW_EVERY_MS;
   }
 
@@ -221,7 +225,7 @@ export class HistoryService {
   async renew(kind: EntityKind, tag: string): Promise<void> {
     if (this.renewedRecently(kind, tag)) return;
     const now = this.now();
-    this.renewed.set(`${kind}:${tag}`, now);
+    this.renewed[kind].set(tag, now);
     await this.store.track(kind, tag, now + this.config.TRACK_DAYS * DAY_S * 1000, now);
   }
 
