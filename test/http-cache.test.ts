@@ -3,7 +3,7 @@
  * 503 when the game API is down with nothing cached.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PREPARED_BYTES, preparedBytes } from '../src/http/route.ts';
+import { cacheControl, PREPARED_BYTES, preparedBytes } from '../src/http/route.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { serve, type HttpClient } from './support/http.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
@@ -139,5 +139,11 @@ describe('when the game API is down', () => {
     }
     w.clock.advance(60_000);
     expect((await http.get(`/players/${w.sim.world.playerTag(99).slice(1)}`)).status).toBe(200);
+  });
+});
+
+describe('cacheControl', () => {
+  it('is `public, max-age=N` for every max-age, kept or made, in any order', () => {
+    for (const n of [0, 1, 59, 3600, 3601, 86_400, 86_400, 86_399, 86_400, 120, 120, 7200, 2.5, -1, 7200]) expect(cacheControl(n)).toBe(`public, max-age=${n}`);
   });
 });

@@ -398,6 +398,9 @@ export function headerList(headers: Record<string, string>): string[] {
 
 /** The Cache-Control values of max-ages up to an hour, made once each (`cacheControl`). */
 const CACHE_CONTROL: (string | undefined)[] = new Array<string | undefined>(3601).fill(undefined);
+/** The last longer one made (`cacheControl`). */
+let longMaxAge = NaN;
+let longCacheControl = '';
 
 /**
  * `public, max-age=N`. Made once per max-age (up to an hour) and kept: a template string of 13
@@ -406,8 +409,13 @@ const CACHE_CONTROL: (string | undefined)[] = new Array<string | undefined>(3601
  * callgrind, README *bench:http*); a kept one is flattened once, in place.
  */
 export function cacheControl(maxAge: number): string {
-  if (!(Number.isInteger(maxAge) && maxAge >= 0 && maxAge < CACHE_CONTROL.length)) return `public, max-age=${maxAge}`;
-  return (CACHE_CONTROL[maxAge] ??= `public, max-age=${maxAge}`);
+  if (Number.isInteger(maxAge) && maxAge >= 0 && maxAge < CACHE_CONTROL.length) return (CACHE_CONTROL[maxAge] ??= `public, max-age=${maxAge}`);
+  // longer (CACHE_TTL_SECONDS goes up to a day): the last one made, which the answers of one second share
+  if (longMaxAge !== maxAge) {
+    longMaxAge = maxAge;
+    longCacheControl = `public, max-age=${maxAge}`;
+  }
+  return longCacheControl;
 }
 
 /** The answer of cacheable bytes (a raw reply with a max-age): its caching headers, or the 304. */
