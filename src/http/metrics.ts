@@ -70,6 +70,11 @@ export class Counter implements Metric {
 
 /** One labelled series of a histogram, bound once by whoever observes it often. */
 export class HistogramSeries {
+  /**
+   * Observations per bucket: in the first bucket that holds them only (`render` adds them up into
+   * Prometheus's cumulative buckets), one increment per observation instead of one per bucket at or
+   * above it (13 for a cached answer's latency: ~300 instructions of it in callgrind).
+   */
   readonly counts: number[];
   sum = 0;
   count = 0;
@@ -80,7 +85,10 @@ export class HistogramSeries {
     this.counts = buckets.map(() => 0);
   }
   observe(value: number): void {
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) this.counts[i]!++;
+    const b = this.buckets;
+    let i = 0;
+    while (i < b.length && !(value <= b[i]!)) i++;
+    if (i < b.length) this.counts[i]!++;
     this.sum += value;
     this.count++;
   }
@@ -109,7 +117,8 @@ export class Histogram implements Metric {
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const s of this.all.values()) {
-      this.buckets.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: num(le) })} ${s.counts[i]}`));
+      let below = 0;
+      this.buckets.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: num(le) })} ${(below += s.counts[i]!)}`));
       lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
       lines.push(`${this.name}_sum${labelText(s.labels)} ${num(s.sum)}`);
       lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);
