@@ -65,8 +65,8 @@ export function describeCollections(cs: Collection[], answers: number): string {
   const major = cs.filter((c) => !minor.includes(c));
   const sum = (xs: Collection[], k: keyof Omit<Collection, 'kind'>) => xs.reduce((a, c) => a + c[k], 0);
   const each = (k: 'pauseMs' | 'roots' | 'parallel') => (minor.length ? sum(minor, k) / minor.length : 0).toFixed(2);
-  // bytes allocated between any two collections; survived and promoted as the scavenges count them
-  const per = (k: 'allocated' | 'survived' | 'promoted') => Math.round(sum(k === 'allocated' ? cs : minor, k) / n).toLocaleString('en-US');
+  // as the scavenges count them: a mark-compact's line may print a nonsense `allocated` (2^47 and more)
+  const per = (k: 'allocated' | 'survived' | 'promoted') => Math.round(sum(minor, k) / n).toLocaleString('en-US');
   return (
     `GC: ${((minor.length * 1000) / n).toFixed(1)} scavenges per 1,000 answers, ${each('pauseMs')} ms each (roots ${each('roots')}, parallel ${each('parallel')}), ` +
     `${((sum(minor, 'pauseMs') * 1000) / n).toFixed(2)} µs per answer; per answer ${per('allocated')} B allocated, ${per('survived')} survived, ${per('promoted')} promoted` +
