@@ -95,10 +95,12 @@ const IDLE_MS = 60_000;
 
 /**
  * The young generation of a worker's heap, in MB (V8's default on 64-bit lets it grow to 48 MB).
- * A picture's garbage is mostly canvases and pixels outside the heap; the heap itself holds
- * 18–20 MB live (bench:memory), so a small young generation costs a few more minor collections.
+ * A picture's garbage is mostly canvases and pixels outside the heap, and the worker collects its
+ * young generation after each picture anyway (worker-main.ts). 4 MB instead of 8: the worker's heap
+ * held 19.5 MB instead of 23.4 after 60 s of bench:memory's load, for the same CPU per picture
+ * (71.7–72.2 ms against 72.7–73.5, 2026-11-25); 2 MB held 17.5 for 1–3 % more CPU (README, Memory).
  */
-const WORKER_YOUNG_MB = 8;
+const WORKER_YOUNG_MB = 4;
 
 /**
  * Niceness of the render worker threads (Linux; see lowerPriority in worker-main.ts): below the
