@@ -27,12 +27,17 @@
  * --env NAME=VALUE (repeatable) starts the service alone with that setting changed (NODE_OPTIONS for
  * the V8 flags node takes there, e.g. --max-semi-space-size=8);
  * --only keeps the paths containing that text; --port sets the service's port (default 18000 plus
- * the bench's pid modulo 2000), for a machine where several benchmarks run at once.
+ * the bench's pid modulo 2000), for a machine where several benchmarks run at once;
+ * --sim-process runs the simulated world in a process of its own (`starr sim`, the same SIM_SEED,
+ * SIM_PLAYERS and SIM_CLUBS) and points the service at it as at the official API
+ * (BRAWLSTARS_API_URL, BRAWLSTARS_API_TOKEN): the service as a deployment with a real token runs it,
+ * without the in-process world's HTTP server (and without the demo backfill, which needs it). Each
+ * service line then adds the simulator's CPU during the run.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -52,6 +57,8 @@ interface Run {
   mainSched: [number, number] | null;
   /** with --gc: the main thread's collections during the run */
   gc?: Collection[];
+  /** with --sim-process: the simulator process's CPU during the service's run, per request, µs */
+  simCpu?: number;
 }
 
 interface Captured {
@@ -132,6 +139,42 @@ async function serveBare(file: string): Promise<void> {
   });
 }
 
+/**
+ * `starr sim` in a process of its own, with the service's SIM_* settings (from --env or the
+ * environment); its URL and token are read from what it prints.
+ */
+async function startSimProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; token: string; stop: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'starr-bench-sim-'));
+  const log = join(dir, 'sim.log');
+  const child = spawn(process.execPath, [join(ROOT, 'bin/starr.js'), 'sim', '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')],
+  });
+  const stop = () => {
+    child.kill('SIGINT');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const [url, token] = await until(
+      'the simulator',
+      async () => {
+        const text = readFileSync(log, 'utf8');
+        const u = / at (http:\/\/\S+\/v1)$/m.exec(text)?.[1];
+        const t = /^Token: (\S+)$/m.exec(text)?.[1];
+        return u && t ? ([u, t] as const) : undefined;
+      },
+      120_000,
+    );
+    console.log(`simulated world in process ${child.pid} at ${url}`);
+    return { child, url, token, stop };
+  } catch (e) {
+    console.error(`the simulator did not come up; its output:\n${readFileSync(log, 'utf8')}`);
+    stop();
+    throw e;
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -144,6 +187,7 @@ async function main(): Promise<void> {
       env: { type: 'string', multiple: true, default: [] },
       only: { type: 'string' },
       port: { type: 'string' },
+      'sim-process': { type: 'boolean', default: false },
     },
   });
   const seconds = Number(values.seconds);
@@ -152,15 +196,24 @@ async function main(): Promise<void> {
   const client = values.client ?? (hasWrk() ? 'wrk' : 'autocannon');
   const workers = Math.max(1, availableParallelism());
 
-  const service = await startService({
-    profile: values.profile,
-    gcTrace: values.gc,
-    env: { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...serviceEnv(values.env, values.port) },
-  });
+  const env = { ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}), ...serviceEnv(values.env, values.port) };
+  const sim = values['sim-process'] ? await startSimProcess(env) : undefined;
+  let service: Awaited<ReturnType<typeof startService>>;
+  try {
+    service = await startService({
+      profile: values.profile,
+      gcTrace: values.gc,
+      env: { ...env, ...(sim ? { BRAWLSTARS_API_URL: sim.url, BRAWLSTARS_API_TOKEN: sim.token } : {}) },
+    });
+  } catch (e) {
+    sim?.stop();
+    throw e;
+  }
   const { base, dir } = service;
   let bare: ChildProcess | undefined;
   process.on('SIGINT', () => {
     bare?.kill();
+    sim?.stop();
     void service.stop().then(() => process.exit(130));
   });
   try {
@@ -203,6 +256,7 @@ async function main(): Promise<void> {
       const gcLog = ours ? service.logFile : bareLog;
       const gc0 = values.gc ? statSync(gcLog).size : 0;
       const before = cpuOf(pid);
+      const sim0 = ours && sim ? cpuOf(sim.child.pid!) : 0;
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
       const r = await load(url, s);
@@ -219,6 +273,7 @@ async function main(): Promise<void> {
       return {
         ...r,
         gc,
+        ...(ours && sim ? { simCpu: (cpuOf(sim.child.pid!) - sim0) / n } : {}),
         cpuPerRequest: (cpuOf(pid) - before) / n,
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
@@ -228,6 +283,7 @@ async function main(): Promise<void> {
       `  ${name.padEnd(9)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  ` +
       `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req (main thread user ${r.mainPerRequest[0].toFixed(0)} + system ${r.mainPerRequest[1].toFixed(0)}` +
       `${r.mainSched ? `; per 1,000 answers ${r.mainSched[0].toFixed(1)} moves to another core, ${r.mainSched[1].toFixed(1)} switched out` : ''})` +
+      `${r.simCpu !== undefined ? `  sim process ${r.simCpu.toFixed(1)} µs/req` : ''}` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
       `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
@@ -273,6 +329,7 @@ async function main(): Promise<void> {
   } finally {
     bare?.kill();
     await service.stop(values.profile);
+    sim?.stop();
     if (values.profile) console.log(`CPU profile in ${dir}`);
   }
 }
