@@ -18,7 +18,7 @@
  * main thread moved to another core or was switched out while it could have run on), each round its ratio, and the median
  * ratio at the end.
  *
- *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --env NAME=VALUE --only /image --port P]
+ *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --env NAME=VALUE --only /image --port P --sim-process]
  *
  * --profile starts the service with --cpu-prof (the profile is written into the bench's folder);
  * --gc runs both servers with node's --trace-gc-nvp and prints under each run their main thread's
