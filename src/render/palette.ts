@@ -92,6 +92,83 @@ interface Box {
   gain: number;
 }
 
+/** What the boxes of one quantisation cut: each occupied bin's weight and mean colour, and the bins' order. */
+interface Bins {
+  /** pixels in each bin */
+  w: Float64Array;
+  /** each bin's mean red, green and blue */
+  chan: readonly [Float64Array, Float64Array, Float64Array];
+  /** bin numbers, each box a range of it */
+  order: Int32Array;
+  /** scratch for sorting a range of `order` */
+  sortKeys: Float64Array;
+}
+
+/**
+ * The box over order[lo..hi): its mean, and its best split along its widest channel (sorting that
+ * range of `order` along it). One function for every picture: as a closure made by each quantise
+ * call it was compiled by TurboFan again for every chart (23 ms of a V8 helper thread each time).
+ */
+function boxOf(bins: Bins, lo: number, hi: number): Box {
+  const { w, chan, order, sortKeys } = bins;
+  const [mr, mg, mb] = chan;
+  let W = 0, R = 0, G = 0, B = 0, Q = 0;
+  for (let k = lo; k < hi; k++) {
+    const j = order[k]!;
+    const wj = w[j]!;
+    W += wj;
+    R += wj * mr[j]!;
+    G += wj * mg[j]!;
+    B += wj * mb[j]!;
+    Q += wj * (mr[j]! * mr[j]! + mg[j]! * mg[j]! + mb[j]! * mb[j]!);
+  }
+  const out: Box = { lo, hi, r: R / W, g: G / W, b: B / W, split: -1, gain: 0 };
+  if (hi - lo < 2) return out;
+  const means = [R / W, G / W, B / W];
+  let axis = 0;
+  let widest = -1;
+  for (let a = 0; a < 3; a++) {
+    const ch = chan[a]!;
+    let v = 0;
+    for (let k = lo; k < hi; k++) {
+      const j = order[k]!;
+      const d = ch[j]! - means[a]!;
+      v += w[j]! * d * d;
+    }
+    if (v > widest) {
+      widest = v;
+      axis = a;
+    }
+  }
+  // sort the box's bins along that channel: keys pack (value, bin) so a numeric sort does it
+  const ch = chan[axis]!;
+  for (let k = lo; k < hi; k++) sortKeys[k] = Math.floor(ch[order[k]!]! * 256) * BINS + order[k]!;
+  const sorted = sortKeys.subarray(lo, hi).sort();
+  for (let k = lo; k < hi; k++) order[k] = sorted[k - lo]! % BINS;
+  // the split leaving the least squared error on both sides, from running sums
+  const sse = Q - (R * R + G * G + B * B) / W;
+  let lW = 0, lR = 0, lG = 0, lB = 0, lQ = 0;
+  for (let k = lo; k < hi - 1; k++) {
+    const j = order[k]!;
+    const wj = w[j]!;
+    lW += wj;
+    lR += wj * mr[j]!;
+    lG += wj * mg[j]!;
+    lB += wj * mb[j]!;
+    lQ += wj * (mr[j]! * mr[j]! + mg[j]! * mg[j]! + mb[j]! * mb[j]!);
+    if (ch[j] === ch[order[k + 1]!]) continue;
+    const rW = W - lW, rR = R - lR, rG = G - lG, rB = B - lB;
+    const left = lQ - (lR * lR + lG * lG + lB * lB) / lW;
+    const right = Q - lQ - (rR * rR + rG * rG + rB * rB) / rW;
+    const gain = sse - left - right;
+    if (gain > out.gain) {
+      out.gain = gain;
+      out.split = k + 1;
+    }
+  }
+  return out;
+}
+
 /** At most `colours` colours chosen for the canvas (see the file's comment), every pixel mapped to the nearest. */
 export function quantise(px: Int32Array, width: number, height: number, colours = MAX_COLOURS): Indexed {
   const total = width * height;
@@ -128,75 +205,15 @@ export function quantise(px: Int32Array, width: number, height: number, colours 
   }
   const order = new Int32Array(m);
   for (let k = 0; k < m; k++) order[k] = k;
-  const sortKeys = new Float64Array(m);
-
-  /** The box over order[lo..hi): its mean, and its best split along its widest channel. */
-  const box = (lo: number, hi: number): Box => {
-    let W = 0, R = 0, G = 0, B = 0, Q = 0;
-    for (let k = lo; k < hi; k++) {
-      const j = order[k]!;
-      const wj = w[j]!;
-      W += wj;
-      R += wj * mr[j]!;
-      G += wj * mg[j]!;
-      B += wj * mb[j]!;
-      Q += wj * (mr[j]! * mr[j]! + mg[j]! * mg[j]! + mb[j]! * mb[j]!);
-    }
-    const out: Box = { lo, hi, r: R / W, g: G / W, b: B / W, split: -1, gain: 0 };
-    if (hi - lo < 2) return out;
-    const means = [R / W, G / W, B / W];
-    let axis = 0;
-    let widest = -1;
-    for (let a = 0; a < 3; a++) {
-      const ch = chan[a]!;
-      let v = 0;
-      for (let k = lo; k < hi; k++) {
-        const j = order[k]!;
-        const d = ch[j]! - means[a]!;
-        v += w[j]! * d * d;
-      }
-      if (v > widest) {
-        widest = v;
-        axis = a;
-      }
-    }
-    // sort the box's bins along that channel: keys pack (value, bin) so a numeric sort does it
-    const ch = chan[axis]!;
-    for (let k = lo; k < hi; k++) sortKeys[k] = Math.floor(ch[order[k]!]! * 256) * BINS + order[k]!;
-    const sorted = sortKeys.subarray(lo, hi).sort();
-    for (let k = lo; k < hi; k++) order[k] = sorted[k - lo]! % BINS;
-    // the split leaving the least squared error on both sides, from running sums
-    const sse = Q - (R * R + G * G + B * B) / W;
-    let lW = 0, lR = 0, lG = 0, lB = 0, lQ = 0;
-    for (let k = lo; k < hi - 1; k++) {
-      const j = order[k]!;
-      const wj = w[j]!;
-      lW += wj;
-      lR += wj * mr[j]!;
-      lG += wj * mg[j]!;
-      lB += wj * mb[j]!;
-      lQ += wj * (mr[j]! * mr[j]! + mg[j]! * mg[j]! + mb[j]! * mb[j]!);
-      if (ch[j] === ch[order[k + 1]!]) continue;
-      const rW = W - lW, rR = R - lR, rG = G - lG, rB = B - lB;
-      const left = lQ - (lR * lR + lG * lG + lB * lB) / lW;
-      const right = Q - lQ - (rR * rR + rG * rG + rB * rB) / rW;
-      const gain = sse - left - right;
-      if (gain > out.gain) {
-        out.gain = gain;
-        out.split = k + 1;
-      }
-    }
-    return out;
-  };
-
-  const boxes: Box[] = [box(0, m)];
+  const bins: Bins = { w, chan, order, sortKeys: new Float64Array(m) };
+  const boxes: Box[] = [boxOf(bins, 0, m)];
   while (boxes.length < colours) {
     let pick = -1;
     for (let i = 0; i < boxes.length; i++) if (boxes[i]!.split > 0 && (pick < 0 || boxes[i]!.gain > boxes[pick]!.gain)) pick = i;
     if (pick < 0) break;
     const { lo, hi, split } = boxes[pick]!;
-    boxes[pick] = box(lo, split);
-    boxes.push(box(split, hi));
+    boxes[pick] = boxOf(bins, lo, split);
+    boxes.push(boxOf(bins, split, hi));
   }
 
   const n = boxes.length;
