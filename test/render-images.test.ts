@@ -255,6 +255,25 @@ describe('render pool', () => {
     expect(startedLevel.every(([, nice]) => nice === before.get(self))).toBe(true);
   });
 
+  it.skipIf(!existsSync('/proc/thread-self'))('lowers libvips’s encoding threads to the render threads’ priority after a truecolour picture (Linux)', async () => {
+    const pool = new RenderPool({ size: 1 });
+    pools.push(pool);
+    const { service, jobs } = jobCollector(world, T0);
+    // a club card is truecolour: sharp encodes it on libvips's threads, started from libuv's pool
+    await service.clubImage(subjects.club, 2, 'low');
+    await pool.render(jobs[0]!);
+    const vips = readdirSync('/proc/self/task').filter((tid) => {
+      try {
+        return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('libvips');
+      } catch {
+        return false;
+      }
+    });
+    expect(vips.length).toBeGreaterThan(0);
+    const nice = niceness();
+    expect(vips.map((tid) => nice.get(tid))).toEqual(vips.map(() => 10));
+  });
+
   it('keeps a bounded queue: a burst beyond it is refused at once, the rest completes', async () => {
     const pool = new RenderPool({ size: 1, maxQueue: 3 });
     pools.push(pool);

@@ -3,7 +3,7 @@
  * encodes jobs one at a time. Everything CPU-heavy about a picture happens here, off the event loop
  * of the HTTP server and the bot.
  */
-import { readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -64,7 +64,45 @@ function lowerPriority(nice: number): void {
     // no per-thread priority here: render at the main thread's
   }
 }
-lowerPriority((workerData as WorkerStart | undefined)?.nice ?? 0);
+const NICE = (workerData as WorkerStart | undefined)?.nice ?? 0;
+lowerPriority(NICE);
+
+/**
+ * Threads lowerEncoders has looked at, by id: how often their name was read. A thread's name is
+ * read at two listings before it is left alone (one just started may not have set its name yet).
+ */
+const seenThreads = new Map<string, number>();
+let tasksReadable = NICE > 0;
+
+/**
+ * Lowers libvips's threads to this thread's niceness. sharp encodes a truecolour picture on libvips's
+ * worker threads, which libvips starts from libuv's pool (at the main thread's priority) when it
+ * first needs them and keeps: a quarter of the CPU of 300 renders ran there at niceness 0,
+ * competing with the event loop for a core (bench:render, 2026-11-29: 8.0 s of 31). libvips names
+ * them ("libvips worker"), so they are found in /proc/self/task by name: a listing of ~30 ids per
+ * picture, a name read only for a thread not yet settled. Linux only; elsewhere, or if refused,
+ * they keep their priority.
+ */
+function lowerEncoders(): void {
+  if (!tasksReadable) return;
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const reads = seenThreads.get(tid) ?? 0;
+      if (reads >= 2) continue;
+      try {
+        if (readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('libvips')) {
+          setPriority(Number(tid), NICE);
+          seenThreads.set(tid, 2);
+        } else seenThreads.set(tid, reads + 1);
+      } catch {
+        // ended meanwhile, or refused: it keeps its priority
+        seenThreads.set(tid, 2);
+      }
+    }
+  } catch {
+    tasksReadable = false;
+  }
+}
 
 ensureFonts();
 warmUp();
@@ -74,33 +112,35 @@ port.postMessage({ type: 'ready' } satisfies ResultMessage);
  * A canvas holds its pixels (up to 8.6 MB for the 1800×1200 grid) outside the JS heap, where V8
  * does not see them: the worker's heap stays small, so garbage collection came seldom and dozens
  * of dead canvases stayed resident: RSS +100 MB over 23 renders of a card, a grid and a chart, +58 MB
- * with a collection after each picture. renderPng now lets a canvas's surface go as soon as its
- * pixels are copied out (releasePixels, draw.ts); the copy (`data()`, native memory as well) still
- * waits for a collection. A collection of this small heap still costs the worker 50–60 ms on the
- * busy machine (--trace-gc), so it runs once the pictures drawn since the last one held 32 MB of
- * pixels: one collection per 4–10 pictures.
+ * with a collection after each picture. renderPng lets a canvas's surface go as soon as its pixels
+ * are copied out (releasePixels, draw.ts); the copy (`data()`) is a Buffer V8 counts as external
+ * memory, freed when V8 collects it.
  *
- * Between those, a minor collection after each picture: the copy of its pixels (`data()`, 3.2 MB
- * for a card, 8.6 MB for the grid) is allocated by the canvas addon's own allocator (mimalloc) and
- * freed when V8 collects the Buffer holding it, which is young and dead once the picture is sent.
- * Collected there, it is freed before the next picture draws; with MIMALLOC_PURGE_DELAY=0 (npm
- * start's settings) mimalloc gives its pages back to the system at once. Together they hold
+ * A minor collection after each picture: the copy (3.2 MB for a card, 8.6 MB for the grid) is
+ * allocated by the canvas addon's own allocator (mimalloc) and is young and dead once the picture
+ * is sent. Collected there, it is freed before the next picture draws; with MIMALLOC_PURGE_DELAY=0
+ * (npm start's settings) mimalloc gives its pages back to the system at once. Together they hold
  * mimalloc's resident memory at ~12 MB under bench:memory's mixed load, against 20–38 MB with
  * neither and 17–20 MB with the purge setting alone (README, Memory).
+ *
+ * No full collection is asked for: one was, after every 32 MB of pixels drawn (one per 4–10
+ * pictures), when the surfaces were not yet let go. Its marking ran on V8's helper threads, which
+ * all isolates share and which run at the main thread's priority, not this thread's; and each one
+ * threw away the optimised code of the drawing and chart functions that held objects it freed
+ * ("weak objects"), compiled again by the same helpers. V8's own full collections of this heap
+ * (incremental, every second or two under bench:render's stream) keep it as small: bench:render's
+ * 300-render loop on the quiet 2-core VM (2026-11-29) printed 5.3 s of CPU at niceness 0 in the
+ * process's other threads with them and 4.5 s without, the render worker's heap 25 MB held either
+ * way in bench:memory (README, Images and charts → Speed).
  */
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-const COLLECT_AFTER_BYTES = 32 * 1024 * 1024;
-let pixelBytes = 0;
-
-/** The canvas's size in bytes, from the PNG's header (width and height at bytes 16 and 20). */
-const canvasBytes = (png: Buffer) => (png.length >= 24 ? png.readUInt32BE(16) * png.readUInt32BE(20) * 4 : 0);
 
 port.on('message', async (msg: JobMessage) => {
   const t = performance.now();
   try {
     const png = await renderPng(msg.job);
-    pixelBytes += canvasBytes(png);
+    lowerEncoders();
     // fresh memory of its own: shared, or an ArrayBuffer transferred without a copy
     const out = new Uint8Array(msg.shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
     out.set(png);
@@ -111,10 +151,5 @@ port.on('message', async (msg: JobMessage) => {
     const err = e as Error;
     port.postMessage({ type: 'failed', id: msg.id, name: err?.name ?? 'Error', message: err?.message ?? String(e) } satisfies ResultMessage);
   }
-  if (pixelBytes >= COLLECT_AFTER_BYTES) {
-    collect();
-    pixelBytes = 0;
-  } else {
-    collect({ type: 'minor' });
-  }
+  collect({ type: 'minor' });
 });
