@@ -96,11 +96,16 @@ const IDLE_MS = 60_000;
 /**
  * The young generation of a worker's heap, in MB (V8's default on 64-bit lets it grow to 48 MB).
  * A picture's garbage is mostly canvases and pixels outside the heap, and the worker collects its
- * young generation after each picture anyway (worker-main.ts). 4 MB instead of 8: the worker's heap
- * held 19.5 MB instead of 23.4 after 60 s of bench:memory's load, for the same CPU per picture
- * (71.7–72.2 ms against 72.7–73.5, 2026-11-25); 2 MB held 17.5 for 1–3 % more CPU (README, Memory).
+ * young generation after each picture anyway (worker-main.ts). 8 MB: with 4 (2026-11-25: 19.5 MB
+ * held against 23.4 with 8 after 60 s of bench:memory's load) a chart's or a grid's objects
+ * outlived the two minor collections a picture's drawing ran into and were promoted, and the old
+ * generation they filled was marked by V8's helper threads, at the main thread's priority, every
+ * few pictures: bench:render's 300-render loop (2026-11-29, quiet 2-core VM) printed 4.5 s of CPU at
+ * niceness 0 in the process's other threads with 4 MB, 3.2 with 8 and 3.0 with 16, and blocks of
+ * the event loop of 10 ms or more 29, 12 and 6 times; bench:memory (60 s) the worker's heap 20, 25
+ * and 31 MB held (README, Images and charts → Speed).
  */
-const WORKER_YOUNG_MB = 4;
+const WORKER_YOUNG_MB = 8;
 
 /**
  * Niceness of the render worker threads (Linux; see lowerPriority in worker-main.ts): below the
