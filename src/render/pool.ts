@@ -4,6 +4,7 @@
  * (a few hundred KB each), never for fifty canvases at once. A full queue is refused right away with
  * RenderBusyError (the HTTP API answers 503 with Retry-After) instead of growing without end.
  */
+import { readlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
@@ -96,16 +97,16 @@ const IDLE_MS = 60_000;
 /**
  * The young generation of a worker's heap, in MB (V8's default on 64-bit lets it grow to 48 MB).
  * A picture's garbage is mostly canvases and pixels outside the heap, and the worker collects its
- * young generation after each picture anyway (worker-main.ts). 8 MB: with 4 (2026-11-25: 19.5 MB
- * held against 23.4 with 8 after 60 s of bench:memory's load) a chart's or a grid's objects
- * outlived the two minor collections a picture's drawing ran into and were promoted, and the old
- * generation they filled was marked by V8's helper threads, at the main thread's priority, every
- * few pictures: bench:render's 300-render loop (2026-11-29, quiet 2-core VM) printed 4.5 s of CPU at
- * niceness 0 in the process's other threads with 4 MB, 3.2 with 8 and 3.0 with 16, and blocks of
- * the event loop of 10 ms or more 29, 12 and 6 times; bench:memory (60 s) the worker's heap 20, 25
- * and 31 MB held (README, Images and charts → Speed).
+ * young generation after each picture anyway (worker-main.ts). 4 MB: the worker's heap held 19.5 MB
+ * instead of 23.4 with 8 after 60 s of bench:memory's load, for the same CPU per picture
+ * (71.7–72.2 ms against 72.7–73.5, 2026-11-25); 2 MB held 17.5 for 1–3 % more CPU (README,
+ * Memory). With 4, more of a chart's or a grid's objects outlive the minor collections its drawing
+ * runs into and are marked in the old generation by V8's helper threads, which with 4 MB ran 4.5 s
+ * of 300 renders against 3.2 s with 8 (bench:render, 2026-11-29); those threads run below the event
+ * loop's priority now (lowerOthers, worker-main.ts), and with them lowered the 1,000-render loop
+ * printed no event-loop block of 10 ms or more with 4 MB (8.6 ms the longest).
  */
-const WORKER_YOUNG_MB = 8;
+const WORKER_YOUNG_MB = 4;
 
 /**
  * Niceness of the render worker threads (Linux; see lowerPriority in worker-main.ts): below the
@@ -114,6 +115,16 @@ const WORKER_YOUNG_MB = 8;
  * leaves the core to the render, so pictures take no longer on their own.
  */
 const RENDER_NICE = 10;
+
+/** This thread's Linux thread id (the pool's event loop, which render workers leave at its priority), or undefined. */
+const HOST_THREAD = (() => {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+})();
 
 const unrefSchedule: Schedule = (ms, fn) => {
   const timer = setTimeout(fn, ms);
@@ -226,7 +237,7 @@ export class RenderPool {
   private spawn(): void {
     const worker = new Worker(WORKER_URL, {
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
-      workerData: { nice: this.nice } satisfies WorkerStart,
+      workerData: { nice: this.nice, host: HOST_THREAD } satisfies WorkerStart,
     });
     const slot: Slot = { worker, ready: false, current: null, timer: null, idle: null, ending: false };
     this.slots.push(slot);

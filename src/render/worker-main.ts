@@ -3,8 +3,8 @@
  * encodes jobs one at a time. Everything CPU-heavy about a picture happens here, off the event loop
  * of the HTTP server and the bot.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -28,6 +28,8 @@ export interface WorkerMemory {
 export interface WorkerStart {
   /** niceness of this thread (0 = the main thread's; see lowerPriority) */
   nice: number;
+  /** the thread that runs the pool (its Linux thread id), which lowerOthers leaves at its priority; undefined where there is no /proc */
+  host?: number;
 }
 
 export interface JobMessage {
@@ -64,39 +66,47 @@ function lowerPriority(nice: number): void {
     // no per-thread priority here: render at the main thread's
   }
 }
-const NICE = (workerData as WorkerStart | undefined)?.nice ?? 0;
+const start = workerData as WorkerStart | undefined;
+const NICE = start?.nice ?? 0;
 lowerPriority(NICE);
 
-/**
- * Threads lowerEncoders has looked at, by id: how often their name was read. A thread's name is
- * read at two listings before it is left alone (one just started may not have set its name yet).
- */
-const seenThreads = new Map<string, number>();
+/** Threads lowerOthers has settled (lowered, or left alone), by id. */
+const settled = new Set<number>();
 let tasksReadable = NICE > 0;
 
 /**
- * Lowers libvips's threads to this thread's niceness. sharp encodes a truecolour picture on libvips's
- * worker threads, which libvips starts from libuv's pool (at the main thread's priority) when it
- * first needs them and keeps: a quarter of the CPU of 300 renders ran there at niceness 0,
- * competing with the event loop for a core (bench:render, 2026-11-29: 8.0 s of 31). libvips names
- * them ("libvips worker"), so they are found in /proc/self/task by name: a listing of ~30 ids per
- * picture, a name read only for a thread not yet settled. Linux only; elsewhere, or if refused,
- * they keep their priority.
+ * Lowers every other thread of the process to this thread's niceness, but the main thread and the
+ * pool's (`host`): the event loops. A picture's CPU does not all run on this thread. sharp encodes
+ * on libvips's worker threads, started from libuv's pool; V8's helper threads, which every isolate
+ * of the process shares, mark this thread's heap and compile its code with TurboFan. All of those
+ * start at the main thread's priority, and a thread woken at niceness 0 (the event loop, or any
+ * other process) waits for one of them to use up its slice. bench:render's 1,000-render loop on the
+ * quiet 2-core VM (2026-11-29): with libvips's threads lowered alone, the other threads still ran
+ * 10.6 s at niceness 0 beside this thread's 67 s, and the event loop's longest block was 26.8 ms
+ * (51 blocks of 10 ms or more; an idle Node process beside it 20.7 ms); with every other thread
+ * lowered, 8.6 ms and none (the idle process 11.0 ms). libuv's pool runs the SQLite queries and fs
+ * work too: at niceness 10 it still has a core whenever the event loop leaves one, and shares it
+ * evenly with a render. What it costs: V8's helpers finish their marking and sweeping later while
+ * renders hold the cores, so freed memory comes back later (README, Memory, for the figures).
+ *
+ * Run after each picture, so threads started meanwhile (libvips starts its threads when it first
+ * needs them) are lowered too: a listing of /proc/self/task (~30 ids), a priority read for the
+ * ids not seen before. Raising a niceness needs no privilege; lowering it again would, so a thread
+ * already at this niceness or above is left as it is. Linux only; elsewhere, or if refused, the
+ * threads keep their priority.
  */
-function lowerEncoders(): void {
+function lowerOthers(): void {
   if (!tasksReadable) return;
   try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      const reads = seenThreads.get(tid) ?? 0;
-      if (reads >= 2) continue;
+    for (const entry of readdirSync('/proc/self/task')) {
+      const tid = Number(entry);
+      if (settled.has(tid)) continue;
+      settled.add(tid);
+      if (tid === process.pid || tid === start?.host) continue;
       try {
-        if (readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').startsWith('libvips')) {
-          setPriority(Number(tid), NICE);
-          seenThreads.set(tid, 2);
-        } else seenThreads.set(tid, reads + 1);
+        if (getPriority(tid) < NICE) setPriority(tid, NICE);
       } catch {
         // ended meanwhile, or refused: it keeps its priority
-        seenThreads.set(tid, 2);
       }
     }
   } catch {
@@ -140,7 +150,7 @@ port.on('message', async (msg: JobMessage) => {
   const t = performance.now();
   try {
     const png = await renderPng(msg.job);
-    lowerEncoders();
+    lowerOthers();
     // fresh memory of its own: shared, or an ArrayBuffer transferred without a copy
     const out = new Uint8Array(msg.shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
     out.set(png);
