@@ -28,12 +28,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { CLUB_CHART_OPTIONS, CLUB_IMAGE_OPTIONS, optionsOf, PLAYER_CHART_OPTIONS, PLAYER_IMAGE_OPTIONS } from '../src/render/catalogue.ts';
 import { prepareJob, pngStyle, renderCanvas } from '../src/render/index.ts';
 import { encodePng } from '../src/render/png.ts';
 import { RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0 } from '../test/fixtures/render/cases.ts';
+import { threadsOf, type ThreadCpu } from './support/service.ts';
 
 const { values } = parseArgs({ options: { renders: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' }, only: { type: 'string' }, 'shared-mb': { type: 'string' }, nice: { type: 'string' } } });
 const RENDERS = Number(values.renders);
@@ -263,6 +266,30 @@ function blocksAtLeast(h: { count: number; max: number; percentile(p: number): n
   return Math.round((h.count * (100 - reaches)) / 100 + 0.5);
 }
 
+/**
+ * The CPU each kind of thread of this process used between two readings, in seconds: this thread,
+ * then the others grouped by name and niceness (the render workers run at RENDER_NICE; libvips
+ * names its threads; V8's helpers and libuv's pool are plain "node" threads at the main thread's
+ * priority). A thread at niceness 0 that works during the renders competes with the event loop
+ * for a core; a lowered one gives way to it.
+ */
+function threadGroups(before: ThreadCpu[], after: ThreadCpu[]): string {
+  const start = new Map(before.map((t) => [t.tid, t.cpuUs]));
+  const groups = new Map<string, { threads: number; us: number }>();
+  for (const t of after) {
+    const key = t.tid === process.pid ? 'main thread' : `${t.name} at ${t.nice}`;
+    const g = groups.get(key) ?? { threads: 0, us: 0 };
+    g.threads++;
+    g.us += t.cpuUs - (start.get(t.tid) ?? 0);
+    groups.set(key, g);
+  }
+  return [...groups]
+    .filter(([, g]) => g.us > 0)
+    .sort((a, b) => b[1].us - a[1].us)
+    .map(([k, g]) => `${k}${k === 'main thread' ? '' : ` (${g.threads})`} ${(g.us / 1e6).toFixed(1)} s`)
+    .join(', ');
+}
+
 /** An idle Node process's own longest event-loop block, measured while the renders run. */
 const control = spawn(
   process.execPath,
@@ -306,12 +333,20 @@ const schedWait = (): [number, number] | null => {
     return null;
   }
 };
+// Settled before timing: what building the fixtures and the warm-up renders left on this thread's
+// heap is collected now, not by V8's memory reducer during the timed renders (once this thread
+// allocates little, it shrinks the heap with a full collection: 18–56 ms, one in most runs before
+// 2026-11-29, whatever the renders did). Collections during the renders are still counted below.
+setFlagsFromString('--expose-gc');
+(runInNewContext('gc') as () => void)();
+await new Promise((r) => setTimeout(r, 1000));
 let peak = mb();
 const rss: string[] = [];
 gcObserver.observe({ entryTypes: ['gc' as EntryType] });
 loop.reset();
 loop.enable();
 const wait0 = schedWait();
+const threads0 = threadsOf(process.pid);
 t = performance.now();
 for (let i = 0; i < RENDERS; i++) {
   await pool.render(cases[i % cases.length]!.job);
@@ -320,6 +355,7 @@ for (let i = 0; i < RENDERS; i++) {
 }
 loop.disable();
 const wait1 = schedWait();
+const threads1 = threadsOf(process.pid);
 gcObserver.disconnect();
 control.stdin.end();
 await once(control, 'exit');
@@ -339,6 +375,7 @@ if (wait0 && wait1 && idle.waitMs !== null && idle.slices) {
       `the idle process ${idle.waitMs.toFixed(0)} ms over ${idle.slices} turns (${((idle.waitMs * 1000) / idle.slices).toFixed(0)} µs each)`,
   );
 }
+console.log(`CPU during the renders, by thread (name, niceness): ${threadGroups(threads0, threads1)}`);
 console.log(
   `main-thread GC pauses during the renders: ${
     [...pauses].map(([k, d]) => `${k} ${d.length}× (longest ${Math.max(...d).toFixed(1)} ms, total ${d.reduce((a, b) => a + b, 0).toFixed(0)} ms)`).join('; ') || 'none'

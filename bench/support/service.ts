@@ -4,7 +4,7 @@
  * a fresh DATA_DIR, RATE_LIMIT_FREE raised so a benchmark's load is not refused.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,39 @@ export function cpuOf(pid: number): number {
  * server's own work and its system calls go, apart from V8's helpers and libuv's pool.
  */
 export const mainThreadCpu = (pid: number): [number, number] => userSystem(`/proc/${pid}/task/${pid}/stat`);
+
+/** One thread of a process: its id, name (comm), niceness and user + system CPU so far, µs. */
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  nice: number;
+  cpuUs: number;
+}
+
+/**
+ * Every thread of a process as /proc/<pid>/task lists it now (Linux; empty elsewhere): which of them
+ * ran, and at what priority. A thread that ended is no longer listed.
+ */
+export function threadsOf(pid: number): ThreadCpu[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out: ThreadCpu[] = [];
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ tid: Number(tid), name, nice: Number(fields[16]), cpuUs: (Number(fields[11]) + Number(fields[12])) * TICK_US });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
 
 /**
  * How often a process's main thread moved to another core, and was switched out while it could have
