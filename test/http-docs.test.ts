@@ -156,6 +156,9 @@ describe('health and metrics', () => {
     const value = (re: RegExp) => Number(re.exec(r.text)?.[1] ?? NaN);
     expect(value(/^starr_process_memory_bytes\{thread="main",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
     expect(value(/^starr_process_memory_bytes\{thread="main",kind="heap_total"\} (\d+)$/m)).toBeGreaterThanOrEqual(value(/^starr_process_memory_bytes\{thread="main",kind="heap_used"\} (\d+)$/m));
+    const young = value(/^starr_process_memory_bytes\{thread="main",kind="young_total"\} (\d+)$/m);
+    expect(young).toBeGreaterThan(0);
+    expect(young).toBeLessThan(value(/^starr_process_memory_bytes\{thread="main",kind="heap_total"\} (\d+)$/m));
     expect(value(/^starr_process_memory_bytes\{thread="render1",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
     // its sprite cache: at least the card's backdrop (600×338 pixels at quality low)
     expect(value(/^starr_process_memory_bytes\{thread="render1",kind="sprites"\} (\d+)$/m)).toBeGreaterThanOrEqual(600 * 338 * 4);

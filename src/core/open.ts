@@ -9,6 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { constants as perf, PerformanceObserver, type EntryType } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { cacheUrl, durableUrl, usesSimulator, type Config } from '../config.ts';
 import { MetricsRegistry, upstreamAttemptRecorder } from '../http/metrics.ts';
 import { createLogger, type Logger } from '../log.ts';
@@ -193,11 +194,13 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     closers.push(() => images.close());
 
     // What holds the process's memory, for /metrics and bench:memory: RSS alone does not say.
-    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap and what lives outside it, each render worker's heap and sprite cache as of its last picture", () => {
+    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap (its young generation apart) and what lives outside it, each render worker's heap and sprite cache as of its last picture", () => {
       const m = process.memoryUsage();
       const out: [Record<string, string>, number][] = [
         [{ thread: 'main', kind: 'heap_used' }, m.heapUsed],
         [{ thread: 'main', kind: 'heap_total' }, m.heapTotal],
+        // of heap_total, the young generation (both semi-spaces): what --max-semi-space-size bounds
+        [{ thread: 'main', kind: 'young_total' }, getHeapSpaceStatistics().find((sp) => sp.space_name === 'new_space')?.space_size ?? 0],
         [{ thread: 'main', kind: 'external' }, m.external],
         [{ thread: 'main', kind: 'array_buffers' }, m.arrayBuffers],
       ];
