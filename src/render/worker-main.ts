@@ -4,6 +4,7 @@
  * of the HTTP server and the bot.
  */
 import { readdirSync, readlinkSync } from 'node:fs';
+import { readlink } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -75,19 +76,37 @@ const settled = new Set<number>();
 let tasksReadable = NICE > 0;
 
 /**
- * Lowers every other thread of the process to this thread's niceness, but the main thread and the
- * pool's (`host`): the event loops. A picture's CPU does not all run on this thread. sharp encodes
- * on libvips's worker threads, started from libuv's pool; V8's helper threads, which every isolate
- * of the process shares, mark this thread's heap and compile its code with TurboFan. All of those
- * start at the main thread's priority, and a thread woken at niceness 0 (the event loop, or any
- * other process) waits for one of them to use up its slice. bench:render's 1,000-render loop on the
- * quiet 2-core VM (2026-11-29): with libvips's threads lowered alone, the other threads still ran
- * 10.6 s at niceness 0 beside this thread's 67 s, and the event loop's longest block was 26.8 ms
- * (51 blocks of 10 ms or more; an idle Node process beside it 20.7 ms); with every other thread
- * lowered, 8.6 ms and none (the idle process 11.0 ms). libuv's pool runs the SQLite queries and fs
- * work too: at niceness 10 it still has a core whenever the event loop leaves one, and shares it
- * evenly with a render. What it costs: V8's helpers finish their marking and sweeping later while
- * renders hold the cores, so freed memory comes back later (README, Memory, for the figures).
+ * The threads of libuv's pool, which every thread of the process shares: each runs a file-system
+ * call for whoever queued it, so a readlink of /proc/thread-self queued from here resolves to the
+ * pool thread that runs it. Rounds of as many calls at once as the pool has threads eight times
+ * over, until every thread has answered (one round did, in every run tried) or four rounds have.
+ */
+async function poolThreads(): Promise<Set<number>> {
+  const size = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+  const seen = new Set<number>();
+  for (let round = 0; round < 4 && seen.size < size; round++) {
+    const links = await Promise.all(Array.from({ length: size * 8 }, () => readlink('/proc/thread-self').catch(() => '')));
+    for (const link of links) {
+      const tid = Number(link.split('/').pop());
+      if (Number.isInteger(tid) && tid > 0) seen.add(tid);
+    }
+  }
+  return seen;
+}
+
+/**
+ * Lowers the process's other busy threads to this thread's niceness: all but the main thread and
+ * the pool's (`host`), the event loops, and libuv's pool, which runs their SQLite queries and file
+ * system calls (poolThreads; lowered too, the service held ~20 MB more under bench:memory's mixed
+ * load, 395–399 MB after 180 s against 373–377). A picture's CPU does not all run on this thread.
+ * sharp encodes on libvips's worker threads, started from libuv's pool; V8's helper threads, which
+ * every isolate of the process shares, mark this thread's heap and compile its code with TurboFan.
+ * All of those start at the main thread's priority, and a thread woken at niceness 0 (the event
+ * loop, or any other process) waits for one of them to use up its slice. bench:render's
+ * 1,000-render loop on the quiet 2-core VM (2026-11-29): with libvips's threads lowered alone, the
+ * others still ran 10.6 s at niceness 0 beside this thread's 67 s, and the event loop's longest
+ * block was 26.8 ms (51 blocks of 10 ms or more; an idle Node process beside it 20.7 ms); with V8's
+ * helpers lowered as well, 10.7 ms and one such block (the idle process the same).
  *
  * Run after each picture, so threads started meanwhile (libvips starts its threads when it first
  * needs them) are lowered too: a listing of /proc/self/task (~30 ids), a priority read for the
@@ -95,14 +114,14 @@ let tasksReadable = NICE > 0;
  * already at this niceness or above is left as it is. Linux only; elsewhere, or if refused, the
  * threads keep their priority.
  */
-function lowerOthers(): void {
+function lowerOthers(keep: Set<number>): void {
   if (!tasksReadable) return;
   try {
     for (const entry of readdirSync('/proc/self/task')) {
       const tid = Number(entry);
       if (settled.has(tid)) continue;
       settled.add(tid);
-      if (tid === process.pid || tid === start?.host) continue;
+      if (tid === process.pid || tid === start?.host || keep.has(tid)) continue;
       try {
         if (getPriority(tid) < NICE) setPriority(tid, NICE);
       } catch {
@@ -113,6 +132,7 @@ function lowerOthers(): void {
     tasksReadable = false;
   }
 }
+const libuvPool = tasksReadable ? await poolThreads() : new Set<number>();
 
 ensureFonts();
 warmUp();
@@ -150,7 +170,7 @@ port.on('message', async (msg: JobMessage) => {
   const t = performance.now();
   try {
     const png = await renderPng(msg.job);
-    lowerOthers();
+    lowerOthers(libuvPool);
     // fresh memory of its own: shared, or an ArrayBuffer transferred without a copy
     const out = new Uint8Array(msg.shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
     out.set(png);
