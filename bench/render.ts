@@ -334,12 +334,23 @@ const schedWait = (): [number, number] | null => {
   }
 };
 // Settled before timing: what building the fixtures and the warm-up renders left on this thread's
-// heap is collected now, not by V8's memory reducer during the timed renders (once this thread
-// allocates little, it shrinks the heap with a full collection: 18–56 ms, one in most runs before
-// 2026-11-29, whatever the renders did). Collections during the renders are still counted below.
+// heap is collected now, and V8's memory reducer, which a full collection arms when this thread then
+// allocates little (as while pictures render), has done its shrinking collections before the clock
+// starts: a forced collection right before the renders had it collect in full ~8 s into them (two
+// collections shrinking the heap from 83 to 55 MB, the longest paused 59.8 ms; 2026-11-29,
+// --trace-incremental-marking: "Start (memory reducer)"). Timing waits for 10 s without a full
+// collection (45 s at most); every collection during the renders is still counted below.
 setFlagsFromString('--expose-gc');
 (runInNewContext('gc') as () => void)();
-await new Promise((r) => setTimeout(r, 1000));
+let lastFull = performance.now();
+const settling = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) lastFull = performance.now();
+});
+settling.observe({ entryTypes: ['gc' as EntryType] });
+const settleFrom = performance.now();
+while (performance.now() - lastFull < 10_000 && performance.now() - settleFrom < 45_000) await new Promise((r) => setTimeout(r, 250));
+settling.disconnect();
+console.log(`settled for ${((performance.now() - settleFrom) / 1000).toFixed(1)} s (a full collection, then 10 s without one)`);
 let peak = mb();
 const rss: string[] = [];
 gcObserver.observe({ entryTypes: ['gc' as EntryType] });
