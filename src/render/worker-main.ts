@@ -79,12 +79,14 @@ let tasksReadable = NICE > 0;
  * The threads of libuv's pool, which every thread of the process shares: each runs a file-system
  * call for whoever queued it, so a readlink of /proc/thread-self queued from here resolves to the
  * pool thread that runs it. Rounds of as many calls at once as the pool has threads eight times
- * over, until every thread has answered (one round did, in every run tried) or four rounds have.
+ * over, until every thread has answered or 50 rounds have: one round did on the quiet machine, but
+ * on a busy one a thread that wakes first can take a whole round (a test probing this way saw three
+ * of four threads in one round, 2026-11-29), and a pool thread missed here would be lowered.
  */
 async function poolThreads(): Promise<Set<number>> {
   const size = Number(process.env.UV_THREADPOOL_SIZE) || 4;
   const seen = new Set<number>();
-  for (let round = 0; round < 4 && seen.size < size; round++) {
+  for (let round = 0; round < 50 && seen.size < size; round++) {
     const links = await Promise.all(Array.from({ length: size * 8 }, () => readlink('/proc/thread-self').catch(() => '')));
     for (const link of links) {
       const tid = Number(link.split('/').pop());
