@@ -13,12 +13,17 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TICK_US = 1_000_000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim() || 100);
 
-/** [user, system] CPU in µs of a /proc stat file (a process's, or one thread's under task/). */
-function userSystem(statPath: string): [number, number] {
+/** The fields of a /proc stat file after its name (state first), and the name (comm). */
+function statFields(statPath: string): { name: string; fields: string[] } {
   const stat = readFileSync(statPath, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return [Number(fields[11]) * TICK_US, Number(fields[12]) * TICK_US];
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
 }
+
+/** [user, system] CPU in µs of a /proc stat file's fields (statFields). */
+const cpuOfFields = (fields: string[]): [number, number] => [Number(fields[11]) * TICK_US, Number(fields[12]) * TICK_US];
+
+/** [user, system] CPU in µs of a /proc stat file (a process's, or one thread's under task/). */
+const userSystem = (statPath: string): [number, number] => cpuOfFields(statFields(statPath).fields);
 
 /** user + system CPU of a process and all its threads, in microseconds. */
 export function cpuOf(pid: number): number {
@@ -54,10 +59,9 @@ export function threadsOf(pid: number): ThreadCpu[] {
   const out: ThreadCpu[] = [];
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ tid: Number(tid), name, nice: Number(fields[16]), cpuUs: (Number(fields[11]) + Number(fields[12])) * TICK_US });
+      const { name, fields } = statFields(`/proc/${pid}/task/${tid}/stat`);
+      const [user, system] = cpuOfFields(fields);
+      out.push({ tid: Number(tid), name, nice: Number(fields[16]), cpuUs: user + system });
     } catch {
       // ended meanwhile
     }

@@ -4,7 +4,6 @@
  * (a few hundred KB each), never for fifty canvases at once. A full queue is refused right away with
  * RenderBusyError (the HTTP API answers 503 with Retry-After) instead of growing without end.
  */
-import { readlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import type { EntryType } from 'node:perf_hooks';
@@ -13,6 +12,7 @@ import type { Logger } from '../log.ts';
 import { BUNDLE_URL } from '../lib/bundle.ts';
 import type { Schedule } from '../lib/schedule.ts';
 import type { RenderJob } from './types.ts';
+import { currentTid } from './thread-id.ts';
 import type { JobMessage, ResultMessage, WorkerMemory, WorkerStart } from './worker-main.ts';
 
 export class RenderBusyError extends Error {
@@ -117,14 +117,7 @@ const WORKER_YOUNG_MB = 4;
 const RENDER_NICE = 10;
 
 /** This thread's Linux thread id (the pool's event loop, which render workers leave at its priority), or undefined. */
-const HOST_THREAD = (() => {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
-  } catch {
-    return undefined;
-  }
-})();
+const HOST_THREAD = currentTid();
 
 const unrefSchedule: Schedule = (ms, fn) => {
   const timer = setTimeout(fn, ms);

@@ -3,7 +3,7 @@
  * encodes jobs one at a time. Everything CPU-heavy about a picture happens here, off the event loop
  * of the HTTP server and the bot.
  */
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { getPriority, setPriority } from 'node:os';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -13,6 +13,7 @@ import { renderPng } from './index.ts';
 import { spriteBytes } from './draw.ts';
 import { ensureFonts } from './fonts.ts';
 import type { RenderJob } from './types.ts';
+import { currentTid, tidOfLink } from './thread-id.ts';
 import { warmUp } from './warm.ts';
 
 /** A worker's own V8 heap (the process's RSS holds it; the main thread's memoryUsage does not see it). */
@@ -60,11 +61,12 @@ if (!port) throw new Error('worker-main.ts runs only as a worker thread');
  */
 function lowerPriority(nice: number): void {
   if (nice <= 0) return;
+  const tid = currentTid();
+  if (tid === undefined) return; // no per-thread priority here: render at the main thread's
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+    setPriority(tid, nice);
   } catch {
-    // no per-thread priority here: render at the main thread's
+    // refused: render at the main thread's priority
   }
 }
 const start = workerData as WorkerStart | undefined;
@@ -89,8 +91,8 @@ async function poolThreads(): Promise<Set<number>> {
   for (let round = 0; round < 50 && seen.size < size; round++) {
     const links = await Promise.all(Array.from({ length: size * 8 }, () => readlink('/proc/thread-self').catch(() => '')));
     for (const link of links) {
-      const tid = Number(link.split('/').pop());
-      if (Number.isInteger(tid) && tid > 0) seen.add(tid);
+      const tid = tidOfLink(link);
+      if (tid !== undefined) seen.add(tid);
     }
   }
   return seen;
