@@ -87,7 +87,7 @@ describe('asset CDN', () => {
 
   it('is off without ASSET_CDN_URL: no request leaves, drawn art only', async () => {
     const before = hits.length;
-    const { images, pool } = createImageService({ config: { DATA_DIR: dir, ASSET_CDN_URL: undefined, RENDER_CACHE_MB: 24 }, stats: worldStats(world, () => T0), now: () => T0 });
+    const { images, pool } = createImageService({ config: { DATA_DIR: dir, ASSET_CDN_URL: undefined, RENDER_CACHE_MB: 24, RENDER_DISK_CACHE_MB: 0 }, stats: worldStats(world, () => T0), now: () => T0 });
     try {
       const r = await images.clubImage(subjects.club, 2, 'low');
       expect(magentaPixels(r.png)).toBe(0);

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import type { ClubActivity } from './history-schemas.ts';
 import type { Config } from '../config.ts';
 import { ArtStore } from '../render/assets.ts';
+import { PictureFiles } from './picture-files.ts';
 import { RenderPool } from '../render/pool.ts';
 import {
   CLUB_CHART_OPTIONS,
@@ -89,6 +90,8 @@ export interface ImageServiceDeps {
   now?: () => number;
   /** bytes of PNGs kept in memory (default 24 MB; 0: none kept) */
   cacheBytes?: number;
+  /** the second tier: pictures kept as files (picture-files.ts); one that fails to open is left out, logged */
+  files?: Promise<PictureFiles>;
   logger?: Logger;
   /** days a chart without from/to covers at most (default 365) */
   defaultChartDays?: number;
@@ -103,7 +106,7 @@ export interface ImageResult {
   etag: string;
   /** seconds the picture stays valid (the freshness left of the data it shows) */
   maxAge: number;
-  /** true when served from the picture cache (or answered by `notModified`) */
+  /** true when served from the picture cache, in memory or from its files (or answered by `notModified`) */
   cached: boolean;
   /** the freshness of the data it shows: a picture of a stale copy is stale too */
   freshness: Pick<Fetched<unknown>, 'stale' | 'ageSeconds' | 'staleReason'>;
@@ -162,13 +165,23 @@ export class ImageService {
   private readonly drawn = new Map<string, Buffer>();
   private bytes = 0;
   private readonly maxBytes: number;
-  /** renders actually performed (cache misses), for tests and metrics */
+  private readonly files: Promise<PictureFiles | undefined>;
+  /** `files` once open */
+  private filesOpen: PictureFiles | undefined;
+  /** renders actually performed (misses of both tiers), for tests and metrics */
   renders = 0;
 
   constructor(private readonly deps: ImageServiceDeps) {
     this.records = deps.records ?? NO_RECORDS;
     this.now = deps.now ?? Date.now;
     this.maxBytes = deps.cacheBytes ?? 24 * 1024 * 1024;
+    this.files = (deps.files ?? Promise.resolve(undefined)).then(
+      (f) => (this.filesOpen = f),
+      (e: unknown) => {
+        deps.logger?.warn({ err: e }, 'picture files unavailable; pictures are kept in memory only');
+        return undefined;
+      },
+    );
   }
 
   async playerImage(tag: string, option: number, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
@@ -260,9 +273,14 @@ export class ImageService {
     this.bytes = 0;
   }
 
-  /** Bytes and entries in the content cache. */
+  /** Bytes and entries in the memory tier. */
   cacheStats(): { entries: number; bytes: number } {
     return { entries: this.cache.size, bytes: this.bytes };
+  }
+
+  /** Bytes and files in the files tier (none when it is off, not open yet or could not be opened). */
+  fileStats(): { files: number; bytes: number } {
+    return this.filesOpen?.stats() ?? { files: 0, bytes: 0 };
   }
 
   /**
@@ -352,13 +370,25 @@ export class ImageService {
       this.touch(key);
       return result(await hit, true);
     }
-    this.renders++;
-    const p = (async () => this.deps.renderer.render(job ?? (await build())))();
+    // not in memory: the files, else drawn (and kept there too)
+    let kept = false;
+    const p = (async () => {
+      const files = await this.files;
+      const stored = await files?.get(key);
+      if (stored) {
+        kept = true;
+        return stored;
+      }
+      this.renders++;
+      const png = await this.deps.renderer.render(job ?? (await build()));
+      void files?.put(key, png);
+      return png;
+    })();
     if (this.maxBytes > 0) this.cache.set(key, p);
     try {
       const png = await p;
       this.account(key, png);
-      return result(png, false);
+      return result(png, kept);
     } catch (e) {
       this.cache.delete(key);
       throw e;
@@ -443,7 +473,7 @@ const etagOf = (key: string) => `"${key.slice(0, 27)}"`;
  * call `pool.warm()` to start it eagerly) and the art store when ASSET_CDN_URL is set.
  */
 export function createImageService(opts: {
-  config: Pick<Config, 'ASSET_CDN_URL' | 'DATA_DIR' | 'RENDER_CACHE_MB'>;
+  config: Pick<Config, 'ASSET_CDN_URL' | 'DATA_DIR' | 'RENDER_CACHE_MB' | 'RENDER_DISK_CACHE_MB'>;
   stats: ImageServiceDeps['stats'];
   records?: ImageRecords;
   logger?: Logger;
@@ -463,6 +493,9 @@ export function createImageService(opts: {
     renderer: pool,
     art,
     cacheBytes: opts.config.RENDER_CACHE_MB * 1024 * 1024,
+    ...(opts.config.RENDER_DISK_CACHE_MB > 0
+      ? { files: PictureFiles.open(join(opts.config.DATA_DIR, 'pictures'), opts.config.RENDER_DISK_CACHE_MB * 1024 * 1024, opts.logger) }
+      : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     owned: [pool],

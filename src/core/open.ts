@@ -232,6 +232,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       [{ cache: 'answers' }, stats.stats().memoryBytes],
       [{ cache: 'pictures' }, images.cacheStats().bytes],
     ]);
+    metrics.gauge('starr_picture_files_bytes', 'Bytes of pictures kept as files under DATA_DIR/pictures (RENDER_DISK_CACHE_MB), the picture cache\'s second tier', () => images.fileStats().bytes);
 
     return {
       core: { config, logger, stores, stats, keys, history, images, coordination },
