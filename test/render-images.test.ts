@@ -312,7 +312,7 @@ describe('render pool', () => {
     for (const r of ok) expect(decode((r as PromiseFulfilledResult<Buffer>).value).width).toBe(600);
   });
 
-  it('keeps sprites of what repeats (backgrounds, portraits, icons), not one per player or club drawn', async () => {
+  it('keeps sprites of what repeats (portraits, icons), not one per player or club drawn', async () => {
     const pool = new RenderPool({ size: 1 });
     pools.push(pool);
     const { service, jobs } = jobCollector(world, T0);

@@ -193,13 +193,14 @@ export function roundRect(ctx: Ctx, x: number, y: number, w: number, h: number, 
   ctx.roundRect(x, y, w, h, Math.min(r, w / 2, h / 2));
 }
 
-/** The game's backdrop: a blue-violet gradient with faint diagonal bands and a glow. */
+/**
+ * The game's backdrop: a blue-violet gradient with faint diagonal bands and a glow. Painted onto
+ * each picture, not kept as a sprite: a backdrop is a whole picture's pixels (3.2 MB for a card,
+ * 5.6 for a grid), 8 of the render worker's 16 MB of sprites under bench:memory's load, for 2–5 ms
+ * of drawing per picture; since pictures are kept as files (RENDER_DISK_CACHE_MB) few are drawn
+ * twice (README, Memory).
+ */
 export function background(ctx: Ctx, w: number, h: number, hue: { top?: string; bottom?: string } = {}): void {
-  // the same for every picture of a size: drawn once, then copied (a third of the time)
-  cached(ctx, `background:${hue.top ?? ''}:${hue.bottom ?? ''}`, 0, 0, w, h, 0, (c) => paintBackground(c, w, h, hue));
-}
-
-function paintBackground(ctx: Ctx, w: number, h: number, hue: { top?: string; bottom?: string }): void {
   const g = ctx.createLinearGradient(0, 0, w * 0.35, h);
   g.addColorStop(0, hue.top ?? THEME.bgTop);
   g.addColorStop(1, hue.bottom ?? THEME.bgBottom);
@@ -209,15 +210,16 @@ function paintBackground(ctx: Ctx, w: number, h: number, hue: { top?: string; bo
   ctx.globalAlpha = 0.06;
   ctx.fillStyle = '#ffffff';
   const band = 46;
+  // one path of all the bands, filled once: they do not overlap, so the same pixels as a fill each
+  ctx.beginPath();
   for (let x = -h; x < w; x += band * 2) {
-    ctx.beginPath();
     ctx.moveTo(x, h);
     ctx.lineTo(x + h, 0);
     ctx.lineTo(x + h + band, 0);
     ctx.lineTo(x + band, h);
     ctx.closePath();
-    ctx.fill();
   }
+  ctx.fill();
   ctx.restore();
   const glow = ctx.createRadialGradient(w * 0.15, h * 0.05, 10, w * 0.15, h * 0.05, Math.max(w, h) * 0.7);
   glow.addColorStop(0, 'rgba(120, 200, 255, 0.28)');
