@@ -103,6 +103,8 @@ const parts = metrics
     return `${labels} ${(Number(value) / 2 ** 20).toFixed(0)}`;
   });
 console.log(`held, MB: ${parts.join(', ')}`);
+const files = Number(/^starr_picture_files_bytes (\d+)$/m.exec(metrics)?.[1] ?? NaN);
+console.log(`pictures kept as files (DATA_DIR/pictures, not in RSS but the page cache): ${(files / 2 ** 20).toFixed(0)} MB`);
 if (smapsAt60) console.log(`at 60 s: ${smapsAt60}`);
 console.log(`after ${seconds} s: ${smapsAtEnd}`);
 // what the heap's settings cost the event loop: the main thread's collections during the run
