@@ -94,10 +94,23 @@ describe('picture files', () => {
   it('a picture that cannot be written is a miss, and nothing is left behind', async () => {
     const dir = freshDir();
     const files = await PictureFiles.open(dir, 10_000);
+    // a file where the folder was: nothing can be written under it
     rmSync(dir, { recursive: true });
+    writeFileSync(dir, 'not a folder');
     await expect(files.put(key(1), bytes(100, 1))).resolves.toBeUndefined();
     expect(await files.get(key(1))).toBeUndefined();
     expect(files.stats()).toEqual({ files: 0, bytes: 0 });
+  });
+
+  it('makes its folder again when it was removed under it', async () => {
+    const dir = freshDir();
+    const files = await PictureFiles.open(dir, 10_000);
+    await files.put(key(1), bytes(100, 1));
+    rmSync(dir, { recursive: true });
+    expect(await files.get(key(1))).toBeUndefined();
+    await files.put(key(2), bytes(100, 2));
+    expect((await files.get(key(2)))?.[0]).toBe(2);
+    expect(readdirSync(dir)).toEqual([`${key(2)}.png`]);
   });
 
   it('refuses a bound that is not a positive whole number of bytes', async () => {

@@ -113,5 +113,8 @@ describe('pictures kept as files', () => {
     expect(again.status).toBe(200);
     expect(again.body.equals(first.body)).toBe(true);
     expect(w.images.renders).toBe(drawnBefore + 1);
+    // and the folder was made again for the pictures drawn since (written in the background)
+    await filesKept(1);
+    expect(readdirSync(picturesDir()).some((f) => f.endsWith('.png'))).toBe(true);
   });
 });

@@ -98,7 +98,12 @@ export class PictureFiles {
     this.writing.add(key);
     const tmp = join(this.dir, `${key}.${process.pid}.${this.tmpSeq++}.tmp`);
     try {
-      await writeFile(tmp, png);
+      await writeFile(tmp, png).catch(async (e: NodeJS.ErrnoException) => {
+        // the folder was removed under the running service (a clean-up): made again, once
+        if (e.code !== 'ENOENT') throw e;
+        await mkdir(this.dir, { recursive: true });
+        await writeFile(tmp, png);
+      });
       await rename(tmp, this.file(key));
       this.index.set(key, png.length);
       this.total += png.length;
