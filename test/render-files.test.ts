@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../src/http/server.ts';
@@ -114,7 +114,8 @@ describe('pictures kept as files', () => {
     expect(again.body.equals(first.body)).toBe(true);
     expect(w.images.renders).toBe(drawnBefore + 1);
     // and the folder was made again for the pictures drawn since (written in the background)
-    await filesKept(1);
-    expect(readdirSync(picturesDir()).some((f) => f.endsWith('.png'))).toBe(true);
+    const written = () => existsSync(picturesDir()) && readdirSync(picturesDir()).some((f) => f.endsWith('.png'));
+    for (let i = 0; i < 500 && !written(); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(written()).toBe(true);
   });
 });
