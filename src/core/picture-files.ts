@@ -21,7 +21,7 @@ const SUFFIX = '.png';
 export class PictureFiles {
   /** key → bytes, least recently used first */
   private readonly index = new Map<string, number>();
-  /** keys being written: not written twice, and not read before the file is complete */
+  /** keys being written: not written twice at once (a key is indexed only once its file is complete) */
   private readonly writing = new Set<string>();
   private total = 0;
   private tmpSeq = 0;
@@ -69,7 +69,7 @@ export class PictureFiles {
   /** The picture kept under `key`, or undefined (never kept, removed since, or unreadable). */
   async get(key: string): Promise<Buffer | undefined> {
     const size = this.index.get(key);
-    if (size === undefined || this.writing.has(key)) return undefined;
+    if (size === undefined) return undefined;
     // most recently used last
     this.index.delete(key);
     this.index.set(key, size);
