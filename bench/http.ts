@@ -25,7 +25,8 @@
  * collections: scavenges per 1,000 answers, their pause (and its roots and parallel phases), the
  * bytes each answer allocated, left alive at a scavenge and promoted, and the major collections;
  * --env NAME=VALUE (repeatable) starts the service alone with that setting changed (NODE_OPTIONS for
- * the V8 flags node takes there, e.g. --max-semi-space-size=8);
+ * the V8 flags node takes there, e.g. --v8-pool-size=2; a flag the start script passes itself, such
+ * as --max-semi-space-size, is not changed that way: node's command line wins over NODE_OPTIONS);
  * --only keeps the paths containing that text; --port sets the service's port (default 18000 plus
  * the bench's pid modulo 2000), for a machine where several benchmarks run at once;
  * --sim-process runs the simulated world in a process of its own (`starr sim`, the same SIM_SEED,
