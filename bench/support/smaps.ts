@@ -6,7 +6,7 @@
  * - `files`: every other mapped file (system libraries, fonts, SQLite files);
  * - `malloc main`: glibc's main arena (`[heap]`);
  * - `malloc arenas`: glibc's other arenas (64 MB-aligned anonymous reservations of 64 MB; with
- *   MALLOC_ARENA_MAX=2 there is one);
+ *   `npm start`'s MALLOC_ARENA_MAX=1 there is none, with MALLOC_ARENA_MAX=2 one);
  * - `other anon`: every other anonymous mapping: V8's heaps (main thread and workers), allocations
  *   at or above glibc's mmap threshold (buffers, canvases, array buffers), thread stacks.
  * With jemalloc preloaded (`--env LD_PRELOAD=…libjemalloc.so.2`) glibc's arenas stay empty: jemalloc
