@@ -4,8 +4,14 @@
  * tick object's shape and the literal's caches end megamorphic (each property a runtime call).
  *
  * The scenario runs in a child node with --expose-gc (full collections on demand, as V8's memory
- * reducer runs them when a service goes idle) and --allow-natives-syntax (%DebugPrint shows the
- * feedback of nextTick's literal slots). No timing is measured.
+ * reducer runs them when a service goes idle), --allow-natives-syntax (%DebugPrint shows the
+ * feedback of nextTick's literal slots) and --no-concurrent-recompilation: V8 optimises nextTick on
+ * the main thread, at the same point of every run, instead of on a helper thread whose compile ends
+ * whenever the machine lets it. With the helper thread the outcome without the holder depended on
+ * that moment (the literal's feedback stayed monomorphic in 10 of 25 runs of the scenario on the
+ * 2-core machine, 2026-11-29, and failed one CI run); on the main thread it was megamorphic in 20 of
+ * 20 (Node 20, both cores busy) and 10 of 10 (Node 24) without the holder, monomorphic in every run
+ * with it. No timing is measured.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -35,7 +41,7 @@ function literalStates(hold: boolean): { states: string[]; held: string[] } {
   const fd = openSync(join(dir, 'out'), 'w');
   let out: string;
   try {
-    const child = spawnSync(process.execPath, ['--expose-gc', '--allow-natives-syntax', '--input-type=module', '-e', script], { stdio: ['ignore', fd, fd] });
+    const child = spawnSync(process.execPath, ['--expose-gc', '--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', script], { stdio: ['ignore', fd, fd] });
     out = readFileSync(join(dir, 'out'), 'utf8');
     if (child.status !== 0) throw new Error(`the scenario failed (${child.status}): ${out}`);
   } finally {
