@@ -245,3 +245,23 @@ for (const v of listed.sort((a, b) => retained[b]! - retained[a]!).slice(0, top)
   const d = idom[v]!;
   console.log(`  ${mb(retained[v]!)}  ${label(v)}  <- ${type(d) === 'synthetic' ? 'a root' : `${via(d, v)} of ${label(d)}`}`);
 }
+
+// The bytes of ArrayBuffers (Buffers, pictures) live outside V8's heap but count in RSS: by the
+// first object above each, in the dominator tree, that is not a buffer, an array or a plain object
+// (a cache, a service: what keeps them).
+const plain = /^(ArrayBuffer|SharedArrayBuffer|Buffer|FastBuffer|Uint8Array|Object|Map|Set|system \/ .*|\(.*\))$/;
+const holders = new Map<string, { count: number; bytes: number }>();
+let bufferBytes = 0;
+for (let v = 0; v < N; v++) {
+  if (type(v) !== 'native' || name(v) !== 'system / JSArrayBufferData' || order[v]! < 0) continue;
+  bufferBytes += self(v);
+  let h = idom[v]!;
+  while (h !== 0 && (type(h) !== 'object' || plain.test(name(h)))) h = idom[h]!;
+  const key = h === 0 ? 'the roots' : `${label(h)} <- ${type(idom[h]!) === 'synthetic' ? 'a root' : `${via(idom[h]!, h)} of ${label(idom[h]!)}`}`;
+  const g = holders.get(key) ?? { count: 0, bytes: 0 };
+  g.count++;
+  g.bytes += self(v);
+  holders.set(key, g);
+}
+console.log(`ArrayBuffers' bytes (outside the heap) ${mb(bufferBytes)} MB, by holder (MB, buffers):`);
+for (const [k, g] of [...holders].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, Math.min(top, 10))) console.log(`  ${mb(g.bytes)} ${g.count}  ${k}`);

@@ -23,7 +23,7 @@ import type { Club, Player } from '../upstream/schemas.ts';
 import { artKey } from '../render/art.ts';
 import { join } from 'node:path';
 import type { ClubActivity } from './history-schemas.ts';
-import type { Config } from '../config.ts';
+import { settings, type Config } from '../config.ts';
 import { ArtStore } from '../render/assets.ts';
 import { PictureFiles } from './picture-files.ts';
 import { RenderPool } from '../render/pool.ts';
@@ -88,7 +88,7 @@ export interface ImageServiceDeps {
   renderer: PngRenderer;
   art?: ArtStore;
   now?: () => number;
-  /** bytes of PNGs kept in memory (default 8 MB; 0: none kept) */
+  /** bytes of PNGs kept in memory (default: RENDER_CACHE_MB's; 0: none kept) */
   cacheBytes?: number;
   /** the second tier: pictures kept as files (picture-files.ts); one that fails to open is left out, logged */
   files?: Promise<PictureFiles>;
@@ -174,7 +174,7 @@ export class ImageService {
   constructor(private readonly deps: ImageServiceDeps) {
     this.records = deps.records ?? NO_RECORDS;
     this.now = deps.now ?? Date.now;
-    this.maxBytes = deps.cacheBytes ?? 8 * 1024 * 1024;
+    this.maxBytes = deps.cacheBytes ?? Number(settings.RENDER_CACHE_MB.default) * 1024 * 1024;
     this.files = (deps.files ?? Promise.resolve(undefined)).then(
       (f) => (this.filesOpen = f),
       (e: unknown) => {

@@ -18,7 +18,7 @@
  * and retries.
  */
 import type Keyv from 'keyv';
-import type { Config } from '../config.ts';
+import { settings, type Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { RequestOptions, UpstreamApi } from '../upstream/api.ts';
 import {
@@ -80,7 +80,7 @@ export interface StatsServiceOptions {
   cache?: Keyv;
   /** seconds a copy is fresh: one number for all, or per resource (default 120) */
   ttlSeconds?: number | Partial<Record<Resource, number>>;
-  /** bytes of content (as JSON) in the in-process layer at most (default 16 MB, as CACHE_MEMORY_MB; 0 turns it off) */
+  /** bytes of content (as JSON) in the in-process layer at most (default: CACHE_MEMORY_MB's; 0 turns it off) */
   memoryBytes?: number;
   /** how long the last good copy stays available for stale-if-error (default 24 h) */
   retainSeconds?: number;
@@ -218,7 +218,7 @@ export class StatsService implements UpstreamReads {
     this.interactiveBudgetMs = opts.interactiveBudgetMs ?? INTERACTIVE_BUDGET_MS;
     this.schedule = opts.schedule ?? wallClockSchedule;
     this.peers = opts.peers;
-    this.cache = new TieredCache({ store: opts.cache, memoryBytes: opts.memoryBytes ?? 16 * 1024 * 1024, retainMs: this.retainMs, logger: opts.logger });
+    this.cache = new TieredCache({ store: opts.cache, memoryBytes: opts.memoryBytes ?? Number(settings.CACHE_MEMORY_MB.default) * 1024 * 1024, retainMs: this.retainMs, logger: opts.logger });
     this.readCounter = opts.metrics?.counter('starr_core_reads_total', 'Reads of the service core by resource and where the answer came from');
     this.callCounter = opts.metrics?.counter('starr_core_upstream_calls_total', 'Upstream calls made by the service core by resource and result');
     const every = opts.sweepEveryMs ?? 3_600_000;

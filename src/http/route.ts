@@ -305,9 +305,11 @@ interface Prepared {
  * parsed, and as much again serialized, outside the heap and outside that bound; bench:memory). A
  * body dropped here is made again from the core's copy, the same bytes and ETag. Keyed by the
  * fetched copy's identity (a number given to it once; the memo does not keep the copy alive) and the
- * parameters' variant.
+ * parameters' variant. 4 MB (8 until 2026-11-29): with the pictures' cache at 4 MB and the simulated
+ * world's caches halved, RSS after bench:memory's load fell from 297–302 MB (mean from 60 s on) to
+ * 291–292 (README, *Memory, a seventh machine*); a body made again costs a JSON.stringify and a hash.
  */
-export const PREPARED_BYTES = 8 * 2 ** 20;
+export const PREPARED_BYTES = 4 * 2 ** 20;
 const prepared = new Lru<string, Prepared>(Number.MAX_SAFE_INTEGER, { max: PREPARED_BYTES, weigh: (p) => p.body.length + 256 });
 /** bytes of serialized bodies memoised (as counted against PREPARED_BYTES) */
 export const preparedBytes = (): number => prepared.weightTotal;

@@ -72,10 +72,12 @@ export class World {
   // fill: at 5,000 entries the rosters alone held 23 MB and the days 22 MB in a process serving
   // the API. Weights measured on the heap (node --expose-gc, 2026-11-24): a profile 641 bytes, a
   // roster 4,573, a day 120 plus 110 a battle (9 battles a day on average). A miss costs a profile
-  // 22 µs, a roster 169 µs, a day 73 µs, against ~3 ms to build a player's body.
-  private readonly profiles = new Lru<number, Profile>(Number.MAX_SAFE_INTEGER, { max: 4 * 2 ** 20, weigh: () => 641 });
-  private readonly rosters = new Lru<number, Roster>(Number.MAX_SAFE_INTEGER, { max: 8 * 2 ** 20, weigh: () => 4_573 });
-  private readonly days = new Lru<string, SkeletonBattle[]>(Number.MAX_SAFE_INTEGER, { max: 8 * 2 ** 20, weigh: (d) => 120 + 110 * d.length });
+  // 22 µs, a roster 169 µs, a day 73 µs, against ~3 ms to build a player's body; so they are kept
+  // small (2, 4 and 4 MB since 2026-11-29, 4, 8 and 8 before: the world lives in the service's
+  // process when no token is set, and its memory counts in the service's RSS).
+  private readonly profiles = new Lru<number, Profile>(Number.MAX_SAFE_INTEGER, { max: 2 * 2 ** 20, weigh: () => 641 });
+  private readonly rosters = new Lru<number, Roster>(Number.MAX_SAFE_INTEGER, { max: 4 * 2 ** 20, weigh: () => 4_573 });
+  private readonly days = new Lru<string, SkeletonBattle[]>(Number.MAX_SAFE_INTEGER, { max: 4 * 2 ** 20, weigh: (d) => 120 + 110 * d.length });
   private readonly rankings = new Lru<string, Json[]>(128);
   /** profile icons a player set through the control API (POST /_sim/players/{tag}/icon): they win over the drawn ones */
   private readonly chosenIcons = new Map<number, number>();
