@@ -10,9 +10,10 @@
  * still running when the snapshot is taken: what the caches hold once the load has filled them.
  *
  * Prints RSS and /metrics' heap figures before the snapshot; then from the snapshot: the live heap
- * (V8's objects; the bytes of ArrayBuffers live outside it and are left out), the modules loaded
- * per package (count and source bytes: V8 keeps every module's source), and the largest retainers
- * (dominator tree: what would be freed with each).
+ * (V8's objects; the bytes of ArrayBuffers live outside it and are left out of it), the modules
+ * loaded per package (count and source bytes: V8 keeps every module's source), the largest
+ * retainers (dominator tree: what would be freed with each), and the ArrayBuffers' bytes by the
+ * object that keeps them (the pictures' cache, the serialized bodies).
  *
  *   npm run bench:heap [-- --port 19100 --env CACHE_MEMORY_MB=8 --top 25 --keep --load 60 --clients 16 --tags 500]
  */
