@@ -307,7 +307,7 @@ interface Prepared {
  * fetched copy's identity (a number given to it once; the memo does not keep the copy alive) and the
  * parameters' variant. 4 MB (8 until 2026-11-29): with the pictures' cache at 4 MB and the simulated
  * world's caches halved, RSS after bench:memory's load fell from 297–302 MB (mean from 60 s on) to
- * 291–292 (README, *Memory, latest figures: a seventh machine*); a body made again costs a JSON.stringify and a hash.
+ * 291–292 (README, *Memory, a seventh machine*); a body made again costs a JSON.stringify and a hash.
  */
 export const PREPARED_BYTES = 4 * 2 ** 20;
 const prepared = new Lru<string, Prepared>(Number.MAX_SAFE_INTEGER, { max: PREPARED_BYTES, weigh: (p) => p.body.length + 256 });
