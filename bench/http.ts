@@ -60,7 +60,56 @@ interface Run {
   gc?: Collection[];
   /** with --sim-process: the simulator process's CPU during the service's run, per request, µs */
   simCpu?: number;
+  /** the machine's TCP counters that moved during the run (Linux), or null where they cannot be read */
+  tcp: TcpCounters | null;
 }
+
+/** TCP events counted by the kernel for the whole machine (all the load here is on loopback). */
+interface TcpCounters {
+  retransmitted: number;
+  timeouts: number;
+  lossProbes: number;
+  zeroWindows: number;
+}
+
+/**
+ * The kernel's TCP counters (/proc/net/snmp, /proc/net/netstat). A run's p99 of 100 ms or more
+ * while its p50 stays near 1 ms is a wait of the kernel's, not of either server's event loop: a
+ * retransmission timeout is at least 200 ms on Linux, and a peer that advertises a zero window is
+ * probed on the same clock. Both servers share loopback, so a run's counters are the run's own.
+ */
+function tcpCounters(): TcpCounters | null {
+  try {
+    const table = (file: string, prefix: string): Map<string, number> => {
+      const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith(`${prefix}:`));
+      const names = (lines[0] ?? '').split(/\s+/).slice(1);
+      const values = (lines[1] ?? '').split(/\s+/).slice(1).map(Number);
+      return new Map(names.map((n, i) => [n, values[i] ?? NaN]));
+    };
+    const tcp = table('/proc/net/snmp', 'Tcp');
+    const ext = table('/proc/net/netstat', 'TcpExt');
+    const c = {
+      retransmitted: tcp.get('RetransSegs') ?? NaN,
+      timeouts: ext.get('TCPTimeouts') ?? NaN,
+      lossProbes: ext.get('TCPLossProbes') ?? NaN,
+      zeroWindows: ext.get('TCPToZeroWindowAdv') ?? NaN,
+    };
+    return Object.values(c).every(Number.isFinite) ? c : null;
+  } catch {
+    return null;
+  }
+}
+
+const tcpSince = (a: TcpCounters | null, b: TcpCounters | null): TcpCounters | null =>
+  a && b
+    ? { retransmitted: b.retransmitted - a.retransmitted, timeouts: b.timeouts - a.timeouts, lossProbes: b.lossProbes - a.lossProbes, zeroWindows: b.zeroWindows - a.zeroWindows }
+    : null;
+
+/** What the kernel's TCP did during a run, when it did anything of note. */
+const describeTcp = (t: TcpCounters | null): string =>
+  t && (t.retransmitted || t.timeouts || t.zeroWindows)
+    ? `  TCP: ${t.retransmitted} segments retransmitted (${t.lossProbes} loss probes), ${t.timeouts} retransmission timeouts, ${t.zeroWindows} zero windows advertised`
+    : '';
 
 interface Captured {
   path: string;
@@ -85,7 +134,7 @@ const wrkUnit = (v: string): number => {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 };
 
-function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched'> {
+function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp'> {
   const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -96,7 +145,7 @@ function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuP
 }
 
 /** autocannon in `workers` processes at once, connections split between them. */
-async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched'>> {
+async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp'>> {
   const per = Math.max(1, Math.floor(connections / workers));
   const results = await Promise.all(
     Array.from({ length: workers }, () => {
@@ -260,7 +309,9 @@ async function main(): Promise<void> {
       const sim0 = ours && sim ? cpuOf(sim.child.pid!) : 0;
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
+      const tcp0 = tcpCounters();
       const r = await load(url, s);
+      const tcp = tcpSince(tcp0, tcpCounters());
       const main1 = mainThreadCpu(pid);
       const sched1 = mainThreadSched(pid);
       const n = Math.max(1, r.requests);
@@ -278,6 +329,7 @@ async function main(): Promise<void> {
         cpuPerRequest: (cpuOf(pid) - before) / n,
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
+        tcp,
       };
     };
     const line = (name: string, r: Run) =>
@@ -286,6 +338,7 @@ async function main(): Promise<void> {
       `${r.mainSched ? `; per 1,000 answers ${r.mainSched[0].toFixed(1)} moves to another core, ${r.mainSched[1].toFixed(1)} switched out` : ''})` +
       `${r.simCpu !== undefined ? `  sim process ${r.simCpu.toFixed(1)} µs/req` : ''}` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
+      describeTcp(r.tcp) +
       `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
     const median = (xs: number[]) => {

@@ -37,11 +37,12 @@ describe('a picture hit', () => {
     const fetched = (): Fetched<PlayerData> => ({ data, fetchedAt: T0, expiresAt: T0 + 120_000, stale: false, ageSeconds: 0, version, source: 'memory' });
     let renders = 0;
     let artReads = 0;
+    let asks = 0;
     const art = { enabled: true, revision: 3, get: async () => (artReads++, {}) } as unknown as ArtStore;
     const service = new ImageService({
       stats: { player: async () => fetched(), club: async () => Promise.reject(new Error('no clubs here')) },
       records: NO_RECORDS,
-      renderer: { render: async (_job: RenderJob) => (renders++, Buffer.from(`png ${renders}`)) },
+      renderer: { render: async (_job: RenderJob) => (renders++, Buffer.from(`png ${renders}`)), asked: () => asks++ },
       art,
       now: () => T0,
     });
@@ -57,6 +58,8 @@ describe('a picture hit', () => {
     const nm = await service.playerImage(tag, 1, 'low', { ifNoneMatch: `W/"x", ${first.etag}` });
     expect([nm.notModified, nm.png.length, nm.etag]).toEqual([true, 0, first.etag]);
     expect([renders, artReads]).toEqual([1, 1]);
+    // each picture asked for is told to the renderer, drawn or not (it keeps its workers while pictures are asked for)
+    expect(asks).toBe(3);
 
     // another quality is another picture; new data is a new picture
     data = profile;
@@ -75,12 +78,13 @@ describe('a picture hit', () => {
     let stale = false;
     const fetched = (): Fetched<PlayerData> => ({ data: profile, fetchedAt: T0, expiresAt: T0 + 120_000, stale, ageSeconds: 0, version: 'v1', source: 'memory', key: `player:${tag}` });
     let renders = 0;
+    let asks = 0;
     const art = { enabled: true, revision: 3, get: async () => ({}) } as unknown as ArtStore;
     const service = new ImageService({
       stats: { player: async () => fetched(), club: async () => Promise.reject(new Error('no clubs here')) },
       records: NO_RECORDS,
       // 100 KB pictures in a cache of 250 KB: the third pushes the first out
-      renderer: { render: async (_job: RenderJob) => (renders++, Buffer.alloc(100_000, renders)) },
+      renderer: { render: async (_job: RenderJob) => (renders++, Buffer.alloc(100_000, renders)), asked: () => asks++ },
       art,
       cacheBytes: 250_000,
       now: () => T0,
@@ -110,8 +114,13 @@ describe('a picture hit', () => {
     const low = await service.playerImage(tag, 1, 'low');
     expect([low.cached, renders]).toEqual([false, 5]);
     expect(medium.again!.png()).toBeUndefined();
-    // answered() moves it to the most recently used end, as a hit does: the next pushes out the other
+    // answered() moves it to the most recently used end, as a hit does: the next pushes out the other;
+    // and it is a picture asked for, as the renderer is told (png() alone tells it nothing)
+    const asked = asks;
+    high.again!.png();
+    expect(asks).toBe(asked);
     high.again!.answered();
+    expect(asks).toBe(asked + 1);
     await service.playerImage(tag, 3, 'low');
     expect(high.again!.png()).toBe(high.png);
     expect(low.again!.png()).toBeUndefined();

@@ -223,6 +223,30 @@ describe('render pool', () => {
     for (const png of [second, third]) expect(Buffer.compare(first, png)).toBe(0);
   });
 
+  it('keeps an idle worker while pictures are asked for without a drawing, and ends it idleMs after the last of them', async () => {
+    const clock = new ManualSchedule();
+    let now = 0;
+    const pool = new RenderPool({ size: 1, idleMs: 60_000, schedule: clock.schedule, now: () => now });
+    pools.push(pool);
+    const job: RenderJob = { kind: 'clubChart', option: 2, quality: 'low', input: { name: 'Asked', tag: '#3', from: 0, to: 1, series: [] } };
+    await pool.render(job);
+    expect(clock.pending).toEqual([60_000]);
+    // answered from a cache 30 s and 45 s after the drawing: at its deadline the worker has 45 s left
+    now = 30_000;
+    pool.asked();
+    now = 45_000;
+    pool.asked();
+    now = 60_000;
+    expect(clock.fire()).toBe(1);
+    expect(pool.stats()).toMatchObject({ workers: 1, ended: 0 });
+    expect(clock.pending).toEqual([45_000]);
+    // nothing asked since: ended at that deadline
+    now = 105_000;
+    expect(clock.fire()).toBe(1);
+    expect(pool.stats()).toMatchObject({ workers: 0, ended: 1 });
+    expect(clock.pending).toEqual([]);
+  });
+
   /** Niceness of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
   const niceness = () =>
     new Map(

@@ -77,6 +77,12 @@ export interface PngRenderer {
   render(job: RenderJob): Promise<Buffer>;
   /** gets ready to render (workers started, fonts loaded) before the first job needs it */
   warm?(): Promise<void>;
+  /**
+   * A picture was asked for, drawn or not (a cached one, a 304): a renderer that ends idle workers
+   * keeps them while pictures are asked for, so the next drawing — a cached copy's data refreshed —
+   * does not wait for a cold start. Called on every picture answer: constant time.
+   */
+  asked?(): void;
 }
 
 export interface ImageServiceDeps {
@@ -338,6 +344,7 @@ export class ImageService {
     cond: Conditional,
     build: () => Promise<RenderJob>,
   ): Promise<ImageResult> {
+    this.deps.renderer.asked?.();
     const maxAge = fetched.stale ? 0 : Math.max(0, Math.ceil((fetched.expiresAt - this.now()) / 1000));
     const freshness = {
       stale: fetched.stale,
@@ -407,7 +414,10 @@ export class ImageService {
       key: copyKey,
       fetchedAt,
       png: () => (this.artRevision() === artRevision && renderRevision() === codeRevision ? this.drawn.get(key) : undefined),
-      answered: () => this.touch(key),
+      answered: () => {
+        this.deps.renderer.asked?.();
+        this.touch(key);
+      },
     };
   }
 

@@ -44,6 +44,8 @@ export interface RenderPoolOptions {
   idleMs?: number;
   /** where the idle deadlines run (default: an unref'd timer; tests fire them themselves) */
   schedule?: Schedule;
+  /** milliseconds of a monotonic clock, what `asked` and the idle deadlines compare (default performance.now) */
+  now?: () => number;
   /** niceness of the render threads, 0 to 19 (default RENDER_NICE; 0 renders at the main thread's priority) */
   nice?: number;
 }
@@ -89,8 +91,17 @@ const SHARED_BYTES_PER_GC = 64 * 1024 * 1024;
 /**
  * A render worker holds ~110 MB of the process's RSS once warm (its V8 isolate with the compiled
  * drawing code, Skia with the registered fonts, libvips): kept only while pictures are asked for.
- * One idle this long is ended; the next picture starts one again (1–2 s on the busy 2-core machine,
- * the same wait as a cold start), and waits in the queue meanwhile.
+ * One idle this long — no picture drawn, and none asked for (`asked`: pictures answered from a
+ * cache count) — is ended; the next picture starts one again (1–2 s on the busy 2-core machine, the
+ * same wait as a cold start), and waits in the queue meanwhile.
+ *
+ * Why the pictures answered from a cache count: a picture asked for again and again is drawn again
+ * each time its data is refreshed (every 120 s for a player), which a 60-s deadline counted from
+ * the last drawing made a cold start each time. Under bench:http's load on one cached picture
+ * (wrk, 32 connections, 2026-11-30, the ninth machine), every refresh then held every connection:
+ * the slowest thousandth of the answers took 282 ms and more over 130 s, the longest 416 ms, and a
+ * 15-s run that met a refresh had a p99 of 140–184 ms; with the worker kept, 12–14 ms and 96–147 ms
+ * (README, *Benchmarks of the HTTP API*).
  */
 const IDLE_MS = 60_000;
 
@@ -133,6 +144,7 @@ export class RenderPool {
   private readonly sharedBytesPerCollection: number;
   private readonly idleMs: number;
   private readonly schedule: Schedule;
+  private readonly now: () => number;
   private readonly nice: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Pending[] = [];
@@ -143,6 +155,8 @@ export class RenderPool {
   rendered = 0;
   /** workers ended for being idle */
   private ended = 0;
+  /** when a picture was last asked for without a drawing (`asked`), on `now`'s clock */
+  private askedAt = -Infinity;
   /** bytes of pictures handed over in shared memory since the main thread's last full collection */
   private sharedBytes = 0;
   private gcObserver: PerformanceObserver | null = null;
@@ -155,6 +169,7 @@ export class RenderPool {
     this.sharedBytesPerCollection = opts.sharedBytesPerCollection ?? SHARED_BYTES_PER_GC;
     this.idleMs = opts.idleMs ?? IDLE_MS;
     this.schedule = opts.schedule ?? unrefSchedule;
+    this.now = opts.now ?? (() => performance.now());
     this.nice = Math.min(19, Math.max(0, Math.round(opts.nice ?? RENDER_NICE)));
   }
 
@@ -169,6 +184,14 @@ export class RenderPool {
       if (idle) this.dispatch(idle, p);
       else this.queue.push(p);
     });
+  }
+
+  /**
+   * A picture was asked for and answered without a drawing (from a cache): the idle workers stay
+   * until `idleMs` after the last such answer too, not only after the last drawing (IDLE_MS).
+   */
+  asked(): void {
+    this.askedAt = this.now();
   }
 
   /** Starts every worker and waits until each has its fonts loaded. */
@@ -292,6 +315,12 @@ export class RenderPool {
   private endIdle(slot: Slot): void {
     slot.idle = null;
     if (slot.current || slot.ending || this.closed) return;
+    // pictures were asked for since the deadline was set: idle from the last of them on
+    const since = this.now() - this.askedAt;
+    if (since < this.idleMs) {
+      slot.idle = this.schedule(this.idleMs - since, () => this.endIdle(slot));
+      return;
+    }
     slot.ending = true;
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
