@@ -7,7 +7,7 @@
  * and at 180 s (both while the clients still ask; then once they have stopped), the peak and the
  * mean from 60 s on (sampled every 250 ms), with the requests answered; then, with no requests, RSS once the
  * render workers have been idle long enough to be ended (--idle seconds after the load, default 75;
- * the pool ends a worker idle for 60 s).
+ * the pool ends a worker once no picture has been drawn or asked for in 60 s).
  *
  * At 60 s and at the end it also prints where the RSS is (/proc/<pid>/smaps: the node binary, native
  * addons, glibc's arenas, other anonymous memory: V8's heaps and large buffers).

@@ -99,8 +99,7 @@ const SHARED_BYTES_PER_GC = 64 * 1024 * 1024;
  * each time its data is refreshed (every 120 s for a player), which a 60-s deadline counted from
  * the last drawing made a cold start each time. Under bench:http's load on one cached picture
  * (wrk, 32 connections, 2026-11-30, the ninth machine), every refresh then held every connection:
- * the slowest thousandth of the answers took 282 ms and more over 130 s, the longest 416 ms, and a
- * 15-s run that met a refresh had a p99 of 140–184 ms; with the worker kept, 12–14 ms and 96–147 ms
+ * a 15-s run that met one had a p99 of 140–184 ms; with the worker kept, every run 4.7–6.1 ms
  * (README, *Benchmarks of the HTTP API*).
  */
 const IDLE_MS = 60_000;
@@ -155,7 +154,7 @@ export class RenderPool {
   rendered = 0;
   /** workers ended for being idle */
   private ended = 0;
-  /** when a picture was last asked for without a drawing (`asked`), on `now`'s clock */
+  /** when a picture was last asked for, drawn or not (`asked`), on `now`'s clock */
   private askedAt = -Infinity;
   /** bytes of pictures handed over in shared memory since the main thread's last full collection */
   private sharedBytes = 0;
@@ -187,8 +186,8 @@ export class RenderPool {
   }
 
   /**
-   * A picture was asked for and answered without a drawing (from a cache): the idle workers stay
-   * until `idleMs` after the last such answer too, not only after the last drawing (IDLE_MS).
+   * A picture was asked for, drawn or not (a cache's answer counts): the idle workers stay until
+   * `idleMs` after the last ask too, not only after the last drawing (IDLE_MS).
    */
   asked(): void {
     this.askedAt = this.now();
