@@ -12,8 +12,9 @@
  * Timing starts once the service is quiet (its start-up work — the demo backfill, the poller's
  * first rounds — done), as an operator's long-running service is.
  *
- * For each path, runs alternate (service, bare, service, bare...) so load from elsewhere skews
- * both alike; each line prints req/s, p50/p99 and the server's CPU per request (from
+ * Each path is warmed up 2 s on both servers; then each round runs every path in turn, the service
+ * then the bare server (service, bare, service, bare...), so load from elsewhere and either
+ * process's drift over the minutes skew both servers and every path alike; each line prints req/s, p50/p99 and the server's CPU per request (from
  * /proc/<pid>/stat; the main thread's user and system part apart, and per 1,000 answers how often the
  * main thread moved to another core or was switched out while it could have run on), each round its ratio, and the median
  * ratio at the end.
@@ -351,31 +352,39 @@ async function main(): Promise<void> {
       `${new Date().toISOString()}  ${client}${client === 'autocannon' ? ` × ${workers} processes` : ''}, ${connections} connections, ` +
         `${rounds} rounds of ${seconds} s per server and path; service quiet after ${waited.toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
-    const summary: string[] = [];
+    // Rounds go over every path in turn (round 1: each path's service and bare runs, then round 2...),
+    // not path by path: either server's speed drifts over minutes (a fresh bare process answered
+    // /brawlers, always the first path, 10-20 % faster than it answered the player of the same size
+    // moments later, in every full run of the ninth and tenth machines), and a path measured all at
+    // once would take whatever the first minutes gave it.
+    const kbOf = (c: Captured) => (Buffer.from(c.body, 'base64').length / 1024).toFixed(1);
+    const ours = captured.map((): Run[] => []);
+    const theirs = captured.map((): Run[] => []);
+    console.log(`\nwarm-up: 2 s per server and path (${captured.map((c) => `GET ${c.path} ${kbOf(c)} KB, status ${c.status}`).join('; ')})`);
     for (const c of captured) {
-      const kb = (Buffer.from(c.body, 'base64').length / 1024).toFixed(1);
-      console.log(`\nGET ${c.path}  (${kb} KB, status ${c.status})`);
       await run(service.pid, `${base}${c.path}`, 2);
       await run(bare.pid!, `http://127.0.0.1:${barePort}${c.path}`, 2);
-      const ratios: number[] = [];
-      const ours: Run[] = [];
-      const theirs: Run[] = [];
-      for (let i = 0; i < rounds; i++) {
+    }
+    for (let i = 0; i < rounds; i++) {
+      console.log(`\nround ${i + 1} of ${rounds}`);
+      for (const [k, c] of captured.entries()) {
         const a = await run(service.pid, `${base}${c.path}`, seconds);
         const b = await run(bare.pid!, `http://127.0.0.1:${barePort}${c.path}`, seconds);
-        ours.push(a);
-        theirs.push(b);
-        ratios.push(a.rps / b.rps);
+        ours[k]!.push(a);
+        theirs[k]!.push(b);
+        console.log(`GET ${c.path}  ratio ${(a.rps / b.rps).toFixed(2)}`);
         console.log(line('starr', a));
         console.log(line('bare', b));
-        console.log(`  ratio ${(a.rps / b.rps).toFixed(2)}`);
       }
-      summary.push(
-        `${c.path.padEnd(40)} ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
-          `starr ${median(ours.map((r) => r.rps)).toFixed(0)} req/s p99 ${median(ours.map((r) => r.p99)).toFixed(2)} ms CPU ${median(ours.map((r) => r.cpuPerRequest)).toFixed(0)} µs  ` +
-          `bare ${median(theirs.map((r) => r.rps)).toFixed(0)} req/s CPU ${median(theirs.map((r) => r.cpuPerRequest)).toFixed(0)} µs`,
-      );
     }
+    const summary = captured.map((c, k) => {
+      const ratios = ours[k]!.map((a, i) => a.rps / theirs[k]![i]!.rps);
+      return (
+        `${c.path.padEnd(40)} ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
+        `starr ${median(ours[k]!.map((r) => r.rps)).toFixed(0)} req/s p99 ${median(ours[k]!.map((r) => r.p99)).toFixed(2)} ms CPU ${median(ours[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs  ` +
+        `bare ${median(theirs[k]!.map((r) => r.rps)).toFixed(0)} req/s CPU ${median(theirs[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs`
+      );
+    });
     console.log(`\nmedians (targets: JSON ≥ 0.80, picture ≥ 0.70 of bare; p99 < 10 ms); load average now ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
     for (const s of summary) console.log(s);
     const lines = await service.logLinesWith('"msg":"request"');

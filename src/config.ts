@@ -170,6 +170,8 @@ export const settings = {
   CACHE_MEMORY_MB: setting('Megabytes of answers (as JSON) kept in the in-process cache layer; 0 turns it off', '16', int(0, 65_536)),
   RENDER_CACHE_MB: setting('Megabytes of rendered PNG pictures kept in memory (the most asked for; the rest are read back from RENDER_DISK_CACHE_MB); 0 turns it off', '4', int(0, 65_536)),
   RENDER_DISK_CACHE_MB: setting('Megabytes of rendered PNG pictures kept as files under DATA_DIR/pictures, read back when memory has let them go; 0 turns it off', '256', int(0, 1_048_576)),
+  PICTURE_STALE_WAIT_MS: setting('How long a picture request waits for a new drawing when the picture of the same thing drawn from an older copy is kept in memory, before being answered that one marked stale (ms)', '50',
+    int(0, 120_000)),
   SIM_SEED: setting('Seed of the simulated world', 'starr', text),
   SIM_PLAYERS: setting('Players in the simulated world', '5000', int(10, 10_000_000)),
   SIM_CLUBS: setting('Clubs in the simulated world', '500', int(1, 1_000_000)),

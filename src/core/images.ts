@@ -144,10 +144,20 @@ export interface PictureAgain {
   answered(): void;
 }
 
-/** A conditional read: the client's If-None-Match, answered without drawing when it matches. */
+/** How the caller reads: the client's If-None-Match, answered without drawing when it matches. */
 export interface Conditional {
   ifNoneMatch?: string | undefined;
+  /**
+   * How long to wait for a drawing when the picture of the same thing drawn from an older copy is
+   * still kept in memory: after that, that picture is answered, marked stale (reason `drawing`),
+   * and the drawing goes on and lands in the cache for the next read. Unset: wait for the drawing
+   * (the bot, whose reply shows the picture of the data it shows).
+   */
+  staleAfterMs?: number | undefined;
 }
+
+/** Why a picture is answered stale while its newer one is drawn (`Conditional.staleAfterMs`). */
+export const DRAWING = 'drawing';
 
 /** Everything of a job but its input; all of it is part of a picture's key. */
 type JobHead = Omit<RenderJob, 'input'>;
@@ -170,6 +180,19 @@ export class ImageService {
   /** the pictures of `cache` drawn so far, by key (their sizes count against maxBytes) */
   private readonly drawn = new Map<string, Buffer>();
   private bytes = 0;
+  /**
+   * For each thing drawn (a copy's cache key and the job's head), its newest picture still kept in
+   * `drawn` and the fetch time of the copy it shows: what is answered while a newer one is drawn.
+   * Entries whose picture was let go are swept once they outnumber the pictures kept.
+   */
+  private readonly newest = new Map<string, { key: string; fetchedAt: number }>();
+  /**
+   * When each picture being drawn (or read back from its file) was started, in performance.now()
+   * ms: a request's wait (`Conditional.staleAfterMs`) counts from there, so once a drawing has
+   * outlasted it, every request after is answered the older picture at once, not after a wait of
+   * its own.
+   */
+  private readonly since = new Map<string, number>();
   private readonly maxBytes: number;
   private readonly files: Promise<PictureFiles | undefined>;
   /** `files` once open */
@@ -276,6 +299,8 @@ export class ImageService {
     await Promise.all((this.deps.owned ?? []).map((o) => o.close()));
     this.cache.clear();
     this.drawn.clear();
+    this.newest.clear();
+    this.since.clear();
     this.bytes = 0;
   }
 
@@ -371,11 +396,17 @@ export class ImageService {
       return r;
     };
     if (etagMatches(cond.ifNoneMatch, etag)) return result(EMPTY, true, true);
+    // the same thing drawn from whichever copy: the copy's cache key and the job's head
+    const same = fetched.key === undefined ? undefined : `${fetched.key}\0${JSON.stringify(head)}`;
     const hit = this.cache.get(key);
     if (hit) {
       // most recently used last
       this.touch(key);
-      return result(await hit, true);
+      const done = this.drawn.get(key);
+      if (done) return result(done, true);
+      // still being drawn for another request
+      const png = await this.orEarlier(hit, same, key, cond, false);
+      return Buffer.isBuffer(png) ? result(png, true) : png;
     }
     // not in memory: the files, else drawn (and kept there too)
     let kept = false;
@@ -392,13 +423,69 @@ export class ImageService {
       return png;
     })();
     if (this.maxBytes > 0) this.cache.set(key, p);
-    try {
-      const png = await p;
-      this.account(key, png);
-      return result(png, kept);
-    } catch (e) {
-      this.cache.delete(key);
-      throw e;
+    this.since.set(key, performance.now());
+    const landed = p.then(
+      (png) => {
+        this.since.delete(key);
+        this.account(key, png);
+        if (same !== undefined) this.remember(same, key, fetched.fetchedAt);
+        return png;
+      },
+      (e: unknown) => {
+        this.since.delete(key);
+        this.cache.delete(key);
+        throw e;
+      },
+    );
+    const png = await this.orEarlier(landed, same, key, cond, true);
+    return Buffer.isBuffer(png) ? result(png, kept) : png;
+  }
+
+  /**
+   * The picture being drawn (`pending`), or, when it takes longer than `cond.staleAfterMs` (counted
+   * from the drawing's start) and the same thing's picture of an older copy is kept, that one
+   * answered stale (reason `drawing`, its own ETag and Age, no max-age); the drawing goes on and
+   * lands in the cache.
+   */
+  private async orEarlier(pending: Promise<Buffer>, same: string | undefined, key: string, cond: Conditional, own: boolean): Promise<Buffer | ImageResult> {
+    const wait = cond.staleAfterMs;
+    if (wait === undefined || same === undefined) return pending;
+    const earlier = this.newest.get(same);
+    const png = earlier && earlier.key !== key ? this.drawn.get(earlier.key) : undefined;
+    if (!earlier || !png) return pending;
+    const since = this.since.get(key);
+    const left = since === undefined ? wait : since + wait - performance.now();
+    if (left > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const won = await Promise.race([pending, new Promise<undefined>((res) => (timer = setTimeout(() => res(undefined), left)))]).finally(() =>
+        clearTimeout(timer),
+      );
+      if (won) return won;
+    }
+    // answered without it: the drawing this request started is logged here if it fails (the next read draws again)
+    if (own) pending.catch((e: unknown) => this.deps.logger?.warn({ err: e }, 'a picture drawn while an older one was answered failed'));
+    this.touch(earlier.key);
+    const etag = etagOf(earlier.key);
+    const notModified = etagMatches(cond.ifNoneMatch, etag);
+    const r: ImageResult = {
+      png: notModified ? EMPTY : png,
+      etag,
+      maxAge: 0,
+      cached: true,
+      freshness: { stale: true, ageSeconds: Math.max(0, Math.floor((this.now() - earlier.fetchedAt) / 1000)), staleReason: DRAWING },
+    };
+    if (notModified) r.notModified = true;
+    return r;
+  }
+
+  /** `key` is the newest picture of `same` kept (unless a picture of a newer copy already is). */
+  private remember(same: string, key: string, fetchedAt: number): void {
+    if (!this.drawn.has(key)) return;
+    const was = this.newest.get(same);
+    if (was && was.fetchedAt > fetchedAt && this.drawn.has(was.key)) return;
+    this.newest.set(same, { key, fetchedAt });
+    if (this.newest.size > 2 * this.drawn.size + 16) {
+      for (const [k, v] of this.newest) if (!this.drawn.has(v.key)) this.newest.delete(k);
     }
   }
 

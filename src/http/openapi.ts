@@ -268,12 +268,15 @@ export function buildOpenApi(defs: RouteDef[], opts: OpenApiOptions): Json {
         Age: { description: 'Seconds since the data came from the game API.', schema: { type: 'integer' } },
         Warning: {
           description:
-            '110 - "Response is Stale" when the game API failed or did not answer within 1 s and the last good copy is served.',
+            '110 - "Response is Stale" when the game API failed or did not answer within 1 s and the last good copy is served ' +
+            '(or a picture of the previous copy while the refreshed one is drawn).',
           schema: { type: 'string' },
         },
         'X-Cache': { description: 'STALE when the copy is past its freshness (see Warning).', schema: { type: 'string' } },
         'X-Stale-Reason': {
-          description: 'Why a stale copy was served: maintenance, throttled, unavailable, malformed_response, or slow (no answer within 1 s).',
+          description:
+            'Why a stale copy was served: maintenance, throttled, unavailable, malformed_response, or slow (no answer within 1 s); ' +
+            'for a picture, also drawing (the picture of the previous copy, while the refreshed one is drawn).',
           schema: { type: 'string' },
         },
       },

@@ -198,6 +198,10 @@ export async function startWorld(opts: WorldOptions = {}): Promise<TestWorld> {
       // expect. Suites about those waits (test/upstream-trouble.test.ts) set the production values.
       UPSTREAM_STALE_WAIT_MS: '30000',
       UPSTREAM_USER_BUDGET_MS: '60000',
+      // Likewise a drawing: on a busy machine one takes longer than the 50 ms after which a picture
+      // whose older one is kept is answered with that one, stale. Suites about that wait
+      // (test/picture-stale-drawing.test.ts) set their own.
+      PICTURE_STALE_WAIT_MS: '120000',
       ...(opts.cacheUrl ? { CACHE_URL: opts.cacheUrl } : {}),
       ...(await shared.env()),
       ...opts.env,

@@ -5,6 +5,7 @@ import { LANGUAGES, languageOf } from '../../i18n/index.ts';
 import { z } from 'zod';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ChartRange, Conditional, ImageResult } from '../../core/images.ts';
+import type { Core } from '../../core/index.ts';
 import {
   CLUB_CHART_OPTIONS,
   CLUB_IMAGE_OPTIONS,
@@ -107,8 +108,15 @@ const png = {
     'A PNG picture. Sizes at quality high are listed with each option; low and medium scale them by 0.5 and 0.75.',
 };
 
-/** The client's If-None-Match, handed to the picture service so a match is answered without drawing. */
-const conditional = (headers: IncomingHttpHeaders): Conditional => ({ ifNoneMatch: headers['if-none-match'] });
+/**
+ * The client's If-None-Match, handed to the picture service so a match is answered without drawing,
+ * and how long a client waits for a new drawing when the picture of an older copy is kept
+ * (PICTURE_STALE_WAIT_MS; then answered that one, `X-Stale-Reason: drawing`).
+ */
+const conditional = (headers: IncomingHttpHeaders, core: Core): Conditional => ({
+  ifNoneMatch: headers['if-none-match'],
+  staleAfterMs: core.config.PICTURE_STALE_WAIT_MS,
+});
 
 async function reply(work: Promise<ImageResult>) {
   try {
@@ -151,7 +159,7 @@ export default routeGroup('images', [
     response: png,
     notFound: 'Player not found',
     handler: async ({ core, params, query, headers }) =>
-      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(headers), query.lang)),
+      reply(core.images.playerImage(params.tag, query.option, query.quality, conditional(headers, core), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -169,7 +177,7 @@ export default routeGroup('images', [
     response: png,
     notFound: 'Player not found',
     handler: async ({ core, params, query, headers }) =>
-      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(headers), query.lang)),
+      reply(core.images.playerChart(params.tag, query.option, chartRange(query), 'high', conditional(headers, core), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -185,7 +193,7 @@ export default routeGroup('images', [
     response: png,
     notFound: 'Club not found',
     handler: async ({ core, params, query, headers }) =>
-      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(headers), query.lang)),
+      reply(core.images.clubImage(params.tag, query.option, query.quality, conditional(headers, core), query.lang)),
   }),
   defineRoute({
     method: 'GET',
@@ -201,6 +209,6 @@ export default routeGroup('images', [
     response: png,
     notFound: 'Club not found',
     handler: async ({ core, params, query, headers }) =>
-      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(headers), query.lang)),
+      reply(core.images.clubChart(params.tag, query.option, chartRange(query), 'high', conditional(headers, core), query.lang)),
   }),
 ]);
