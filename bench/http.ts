@@ -353,10 +353,11 @@ async function main(): Promise<void> {
         `${rounds} rounds of ${seconds} s per server and path; service quiet after ${waited.toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     );
     // Rounds go over every path in turn (round 1: each path's service and bare runs, then round 2...),
-    // not path by path: either server's speed drifts over minutes (a fresh bare process answered
-    // /brawlers, always the first path, 10-20 % faster than it answered the player of the same size
-    // moments later, in every full run of the ninth and tenth machines), and a path measured all at
-    // once would take whatever the first minutes gave it.
+    // not path by path: either server's speed drifts over minutes (run path by path, the bare server
+    // answered /brawlers, always the first path, 15-20 % faster than the player of the same size in
+    // every full run of the ninth and tenth machines, while one bare process asked for both in turn
+    // answered them alike), and a path measured all at once takes whatever its minutes gave it. It
+    // also asks for the picture in bursts about two minutes apart, as clients do, rather than on end.
     const kbOf = (c: Captured) => (Buffer.from(c.body, 'base64').length / 1024).toFixed(1);
     const ours = captured.map((): Run[] => []);
     const theirs = captured.map((): Run[] => []);
