@@ -157,6 +157,23 @@ describe('a picture drawn again while the older one is kept', () => {
     expect((await medium).freshness.stale).toBe(false);
   });
 
+  it('is another picture for a chart of another range', async () => {
+    const s = setup();
+    const day = 86_400_000;
+    const chart = (from: number) => s.service.playerChart(s.tag, 1, { from, to: from + 7 * day }, 'high', { staleAfterMs: 5 });
+    const a = chart(T0 - 30 * day);
+    await vi.waitFor(() => expect(s.held.waiting.length).toBe(1));
+    s.held.waiting.shift()!.go();
+    expect((await a).freshness.stale).toBe(false);
+    // the same copy, another range: nothing older of that chart, so it waits for its drawing
+    const b = chart(T0 - 20 * day);
+    await vi.waitFor(() => expect(s.held.waiting.length).toBe(1));
+    await new Promise((r) => setTimeout(r, 30));
+    s.held.waiting.shift()!.go();
+    const drawn = await b;
+    expect([drawn.freshness.stale, drawn.png.toString()]).toEqual([false, 'png 2']);
+  });
+
   it('that fails is logged once; the next read draws again and still has the older picture meanwhile', async () => {
     const s = setup();
     const first = await firstPicture(s);

@@ -268,7 +268,7 @@ export class ImageService {
     const { from, to, series } = await this.chartWindow('player', p.tag, range, fetched, (f, t) => this.records.playerSeries(p.tag, spec.metric, f, t));
     const input: ChartInput = { name: p.name, tag: p.tag, ...(p.nameColor ? { nameColor: p.nameColor } : {}), from, to, series };
     const head: JobHead = { kind: 'playerChart', option, quality, lang };
-    return this.picture(head, fetched, false, cond, async () => ({ ...head, input }) as RenderJob);
+    return this.picture(head, fetched, false, cond, async () => ({ ...head, input }) as RenderJob, JSON.stringify(range));
   }
 
   async clubChart(tag: string, option: number, range: ChartRange = {}, quality: Quality = 'high', cond: Conditional = {}, lang: Language = SOURCE): Promise<ImageResult> {
@@ -278,7 +278,7 @@ export class ImageService {
     const c = fetched.data;
     const { from, to, series } = await this.chartWindow('club', c.tag, range, fetched, (f, t) => this.records.clubSeries(c.tag, spec.metric, f, t));
     const head: JobHead = { kind: 'clubChart', option, quality, lang };
-    return this.picture(head, fetched, false, cond, async () => ({ ...head, input: { name: c.name, tag: c.tag, from, to, series } }) as RenderJob);
+    return this.picture(head, fetched, false, cond, async () => ({ ...head, input: { name: c.name, tag: c.tag, from, to, series } }) as RenderJob, JSON.stringify(range));
   }
 
   /**
@@ -361,6 +361,8 @@ export class ImageService {
   /**
    * A picture by its key: `versioned` pictures (drawn from the fetched copy alone) are keyed before
    * anything is gathered; the others after `build` gathered their input, by a hash of it.
+   * `variant`: what else makes it another picture of the same copy and head (a chart's range as
+   * asked), so that the picture of an older copy answered while a new one is drawn is of the same thing.
    */
   private async picture(
     head: JobHead,
@@ -368,6 +370,7 @@ export class ImageService {
     versioned: boolean,
     cond: Conditional,
     build: () => Promise<RenderJob>,
+    variant = '',
   ): Promise<ImageResult> {
     this.deps.renderer.asked?.();
     const maxAge = fetched.stale ? 0 : Math.max(0, Math.ceil((fetched.expiresAt - this.now()) / 1000));
@@ -396,8 +399,8 @@ export class ImageService {
       return r;
     };
     if (etagMatches(cond.ifNoneMatch, etag)) return result(EMPTY, true, true);
-    // the same thing drawn from whichever copy: the copy's cache key and the job's head
-    const same = fetched.key === undefined ? undefined : `${fetched.key}\0${JSON.stringify(head)}`;
+    // the same thing drawn from whichever copy: the copy's cache key, the job's head and the variant
+    const same = fetched.key === undefined ? undefined : `${fetched.key}\0${JSON.stringify(head)}\0${variant}`;
     const hit = this.cache.get(key);
     if (hit) {
       // most recently used last
