@@ -14,10 +14,10 @@
  *
  * Each path is warmed up 2 s on both servers; then each round runs every path in turn, the service
  * then the bare server (service, bare, service, bare...), so load from elsewhere and either
- * process's drift over the minutes skew both servers and every path alike; each line prints req/s, p50/p99 and the server's CPU per request (from
- * /proc/<pid>/stat; the main thread's user and system part apart, and per 1,000 answers how often the
- * main thread moved to another core or was switched out while it could have run on), each round its ratio, and the median
- * ratio at the end.
+ * process's drift over the minutes skew both servers and every path alike. Each line prints req/s,
+ * p50/p99 and the server's CPU per request (from /proc/<pid>/stat; the main thread's user and
+ * system part apart, and per 1,000 answers how often the main thread moved to another core or was
+ * switched out while it could have run on), each run its ratio, and the median ratio at the end.
  *
  *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --env NAME=VALUE --only /image --port P --sim-process]
  *

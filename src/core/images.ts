@@ -399,14 +399,17 @@ export class ImageService {
       return r;
     };
     if (etagMatches(cond.ifNoneMatch, etag)) return result(EMPTY, true, true);
-    // the same thing drawn from whichever copy: the copy's cache key, the job's head and the variant
-    const same = fetched.key === undefined ? undefined : `${fetched.key}\0${JSON.stringify(head)}\0${variant}`;
     const hit = this.cache.get(key);
     if (hit) {
       // most recently used last
       this.touch(key);
       const done = this.drawn.get(key);
       if (done) return result(done, true);
+    }
+    // the same thing drawn from whichever copy: the copy's cache key, the job's head and the variant
+    // (made only when the picture is not drawn yet: a hit stringifies nothing)
+    const same = fetched.key === undefined ? undefined : `${fetched.key}\0${JSON.stringify(head)}\0${variant}`;
+    if (hit) {
       // still being drawn for another request
       const png = await this.orEarlier(hit, same, key, cond, false);
       return Buffer.isBuffer(png) ? result(png, true) : png;
