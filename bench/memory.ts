@@ -126,6 +126,10 @@ const reads = new Map<string, number>();
 for (const m of metrics.matchAll(/^starr_core_reads_total\{[^}]*source="([^"]+)"[^}]*\} (\S+)$/gm)) reads.set(m[1]!, (reads.get(m[1]!) ?? 0) + Number(m[2]));
 const readsTotal = [...reads.values()].reduce((a, b) => a + b, 0);
 console.log(`core reads: ${[...reads].map(([source, n]) => `${source} ${((100 * n) / readsTotal).toFixed(1)} %`).join(', ')} of ${readsTotal}`);
+// and the pictures' (RENDER_CACHE_MB's memory tier, the files, drawings)
+const pictures = [...metrics.matchAll(/^starr_picture_answers_total\{source="([^"]+)"\} (\S+)$/gm)].map((m) => [m[1]!, Number(m[2])] as const);
+const picturesTotal = pictures.reduce((a, [, n]) => a + n, 0);
+console.log(`pictures answered: ${pictures.map(([source, n]) => `${source} ${((100 * n) / picturesTotal).toFixed(1)} %`).join(', ')} of ${picturesTotal}`);
 console.log(`main thread's collections since start: ${gcLine}; longest major pause ${(gcValue(/^starr_gc_longest_major_pause_seconds (\S+)$/m) * 1000).toFixed(1)} ms`);
 if (idleSeconds > 0) {
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));

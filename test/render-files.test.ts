@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MetricsRegistry } from '../src/http/metrics.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { T0 } from './fixtures/render/cases.ts';
 import { startWorld, type TestWorld } from './support/world.ts';
@@ -21,9 +22,10 @@ interface Answer {
 let w: TestWorld;
 let app: ReturnType<typeof createHttpServer>;
 let port = 0;
+const metrics = new MetricsRegistry();
 
 async function serve(): Promise<void> {
-  app = createHttpServer(w.core, { now: w.now });
+  app = createHttpServer(w.core, { now: w.now, metrics });
   await app.listen({ port: 0, host: '127.0.0.1' });
   port = (app.server.address() as AddressInfo).port;
 }
@@ -47,12 +49,18 @@ async function filesKept(n: number): Promise<void> {
   expect(w.images.fileStats().files).toBeGreaterThanOrEqual(n);
 }
 
+/** starr_picture_answers_total by source, as GET /metrics shows it */
+async function answeredFrom(): Promise<Record<string, number>> {
+  const text = (await get('/metrics')).body.toString();
+  return Object.fromEntries([...text.matchAll(/^starr_picture_answers_total\{source="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+}
+
 const image = (i: number) => `/players/${encodeURIComponent(w.sim.world.playerTag(i))}/image?quality=low`;
 const picturesDir = () => join(w.dir, 'pictures');
 
 beforeAll(async () => {
   // a memory tier of 1 MB holds a few low-quality cards (~100–200 KB each)
-  w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '100000', RENDER_CACHE_MB: '1', RENDER_DISK_CACHE_MB: '64' } });
+  w = await startWorld({ startMs: T0, env: { RATE_LIMIT_FREE: '100000', RENDER_CACHE_MB: '1', RENDER_DISK_CACHE_MB: '64' }, metrics });
   await serve();
 });
 
@@ -123,5 +131,45 @@ describe('pictures kept as files', () => {
     const written = () => existsSync(picturesDir()) && readdirSync(picturesDir()).some((f) => f.endsWith('.png'));
     for (let i = 0; i < 500 && !written(); i++) await new Promise((r) => setTimeout(r, 10));
     expect(written()).toBe(true);
+  });
+
+  it('a picture read back from its file is kept in memory only when read back once already lately; /metrics counts each answer by where it came from', async () => {
+    const first = await get(image(60));
+    expect(first.status).toBe(200);
+    let held = 0;
+    for (let i = 61; held <= 1024 * 1024; i++) held += (await get(image(i))).body.length;
+    const drawn = w.images.renders;
+    const before = await answeredFrom();
+    const memoryBytes = w.images.cacheStats().bytes;
+
+    // the first read back answers from the file and leaves the memory tier as it was
+    const once = await get(image(60));
+    expect([once.status, once.etag, once.body.equals(first.body)]).toEqual([200, first.etag, true]);
+    expect(w.images.cacheStats().bytes).toBe(memoryBytes);
+    // so the second is read back too, and kept
+    const twice = await get(image(60));
+    expect([twice.status, twice.etag, twice.body.equals(first.body)]).toEqual([200, first.etag, true]);
+    expect(w.images.cacheStats().bytes).toBeGreaterThan(memoryBytes - first.body.length);
+    // the third comes from memory
+    const thrice = await get(image(60));
+    expect([thrice.status, thrice.etag, thrice.body.equals(first.body)]).toEqual([200, first.etag, true]);
+    expect(w.images.renders).toBe(drawn);
+
+    const after = await answeredFrom();
+    expect(after.file! - before.file!).toBe(2);
+    expect(after.memory! - before.memory!).toBe(1);
+    expect(after.drawn).toBe(before.drawn);
+    // a matching If-None-Match is counted apart: nothing was looked up
+    const notModified = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: image(60), headers: { 'if-none-match': first.etag } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(notModified).toBe(304);
+    const last = await answeredFrom();
+    expect(last.etag! + last.memory! - after.etag! - after.memory!).toBe(1);
   });
 });

@@ -188,6 +188,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       stats,
       records: historyRecords(history),
       logger: logger.child({ component: 'render' }),
+      metrics,
       ...(opts.renderWorkers ? { workers: opts.renderWorkers } : {}),
       ...(now ? { now } : {}),
     });
