@@ -110,9 +110,10 @@ export interface ImageServiceDeps {
 }
 
 /**
- * Where a picture answered came from: the memory tier (the HTTP fast path's answers included), its
- * file, a drawing, the older picture answered while a new one is drawn, or nowhere (`etag`: the
- * client's If-None-Match matched the key, nothing looked up).
+ * Where a picture answered came from: the memory tier (the HTTP fast path's answers included, and
+ * a request that joined another's reading or drawing of the same picture), its file, a drawing, the
+ * older picture answered while a new one is drawn, or nowhere (`etag`: the client's If-None-Match
+ * matched the key, nothing looked up).
  */
 export type PictureSource = 'memory' | 'file' | 'drawn' | 'earlier' | 'etag';
 
@@ -190,7 +191,7 @@ const DAY = 86_400_000;
  * TinyLFU's). The memory tier then keeps pictures asked for again and again, not whichever was read
  * last, and a picture asked for once is let go as soon as it is sent. Under bench:memory's mixed
  * load (Zipf over 500 players' cards and brawler grids of up to ~900 KB, a 4-MB tier) the memory
- * tier answered 10 % of the pictures with it and 6 % without, and the main thread held 16–18 MB of
+ * tier answered 10 % of the pictures with it and 6 % without, and the main thread held 9–18 MB of
  * ArrayBuffers after 180 s instead of 21–23 (README, *Memory*).
  */
 const READ_ONCE_KEYS = 64;
