@@ -150,7 +150,7 @@ const timeCpu = async (work: () => unknown): Promise<[number, number]> => {
 
 // --shared-mb 0: every picture comes back as a transferred (counted) buffer, as before pictures came in shared memory
 const pool = new RenderPool({
-  ...(values['shared-mb'] === undefined ? {} : { sharedBytesPerCollection: Number(values['shared-mb']) * 1024 * 1024 }),
+  ...(values['shared-mb'] === undefined ? {} : { maxSharedBytes: Number(values['shared-mb']) * 1024 * 1024 }),
   ...(values.nice === undefined ? {} : { nice: Number(values.nice) }),
 });
 await pool.warm();

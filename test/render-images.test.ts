@@ -7,6 +7,8 @@ import { wordsFor } from '../src/render/words.ts';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { PNG } from 'pngjs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ImageService, jobKey, NO_RECORDS } from '../src/core/images.ts';
 import {
@@ -25,6 +27,12 @@ import { RenderBusyError, RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { ManualSchedule } from './support/manual-schedule.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0, worldRecords, worldStats } from './fixtures/render/cases.ts';
+
+/** A full collection of this thread's heap, now (what the render worker does for its young generation). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 const world = fixtureWorld();
 const subjects = fixtureSubjects(world);
@@ -169,23 +177,50 @@ describe('render pool', () => {
     expect(fromWorker.data.equals(here.data)).toBe(true);
   });
 
-  it('hands pictures over in shared memory (uncounted by V8) up to its bound between full collections, then in counted buffers: the same bytes', async () => {
-    const pool = new RenderPool({ size: 1, sharedBytesPerCollection: 1 });
+  it('hands pictures over in shared memory (uncounted by V8) while those it handed over and still alive stay under its bound, then in counted buffers, and in shared memory again once they are collected: the same bytes', async () => {
+    // the 108-brawler grid, ~1.2 MB: the worker's own buffers of the moment (a few MB, counted too) are small beside the bound
+    const { service, jobs } = jobCollector(world, T0);
+    await service.playerImage(subjects.player, 3, 'high');
+    const job = jobs.at(-1)!;
+    const reference = await renderPng(job);
+    const bound = 16 * 1024 * 1024;
+    const pool = new RenderPool({ size: 1, maxSharedBytes: bound });
     pools.push(pool);
-    const job: RenderJob = { kind: 'clubChart', option: 2, quality: 'low', input: { name: 'Shared', tag: '#2', from: 0, to: 1, series: [] } };
-    const first = await pool.render(job);
-    expect(first.buffer).toBeInstanceOf(SharedArrayBuffer);
-    // a full collection between two pictures lifts the bound again, so of the next four at least one comes counted
-    const next = [];
-    for (let i = 0; i < 4; i++) next.push(await pool.render(job));
-    expect(next.some((png) => !(png.buffer instanceof SharedArrayBuffer) && png.buffer instanceof ArrayBuffer)).toBe(true);
-    for (const png of next) expect(Buffer.compare(first, png)).toBe(0);
-    expect(decode(first).data.equals(decode(await renderPng(job)).data)).toBe(true);
+    /** what the worker counted before the picture it handed over last */
+    const handedOver = () => pool.memory()[0]!.handedOver;
+    const isShared = (png: Buffer) => png.buffer instanceof SharedArrayBuffer;
 
-    const unbounded = new RenderPool({ size: 1 });
-    pools.push(unbounded);
-    for (let i = 0; i < 3; i++) expect((await unbounded.render(job)).buffer).toBeInstanceOf(SharedArrayBuffer);
-  });
+    // held here: each picture comes shared while what the worker counts is under the bound
+    const held: Buffer[] = [];
+    while (held.length < 40) {
+      const png = await pool.render(job);
+      expect(isShared(png)).toBe(handedOver() < bound);
+      held.push(png);
+      if (!isShared(png)) break;
+    }
+    const counted = held.at(-1)!;
+    expect(isShared(counted)).toBe(false);
+    expect(counted.buffer).toBeInstanceOf(ArrayBuffer);
+    expect(held.filter(isShared).length).toBeGreaterThanOrEqual(4);
+    // the worker counted what this thread held
+    expect(handedOver()).toBeGreaterThanOrEqual(bound);
+    for (const png of held) expect(Buffer.compare(png, reference)).toBe(0);
+
+    // let go and collected: counted again after the next picture, so the one after comes shared
+    held.length = 0;
+    collectGarbage();
+    await pool.render(job);
+    const again = await pool.render(job);
+    expect(handedOver()).toBeLessThan(bound);
+    expect(isShared(again)).toBe(true);
+    expect(Buffer.compare(again, reference)).toBe(0);
+    expect(decode(again).data.equals(decode(reference).data)).toBe(true);
+
+    // no room: every picture comes counted
+    const counting = new RenderPool({ size: 1, maxSharedBytes: 0 });
+    pools.push(counting);
+    for (let i = 0; i < 2; i++) expect(isShared(await counting.render(job))).toBe(false);
+  }, 60_000);
 
   it('starts its workers ahead of the first picture when the ImageService is warmed, and a failing start never rejects', async () => {
     const pool = new RenderPool({ size: 1 });

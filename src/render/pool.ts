@@ -5,8 +5,6 @@
  * RenderBusyError (the HTTP API answers 503 with Retry-After) instead of growing without end.
  */
 import { availableParallelism } from 'node:os';
-import { constants, PerformanceObserver } from 'node:perf_hooks';
-import type { EntryType } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
 import { BUNDLE_URL } from '../lib/bundle.ts';
@@ -38,8 +36,8 @@ export interface RenderPoolOptions {
   /** a job running longer than this kills its worker (default 30 s) */
   timeoutMs?: number;
   logger?: Logger;
-  /** bytes of pictures handed over in shared memory between two full collections (default 64 MB; see SHARED_BYTES_PER_GC) */
-  sharedBytesPerCollection?: number;
+  /** bytes of pictures in shared memory alive at once above which they come as counted buffers (default 64 MB; see SHARED_BYTES) */
+  maxSharedBytes?: number;
   /** a worker idle this long is ended, and started again by the next picture (default 60 s; see IDLE_MS) */
   idleMs?: number;
   /** where the idle deadlines run (default: an unref'd timer; tests fire them themselves) */
@@ -80,13 +78,24 @@ const WORKER_URL = BUNDLE_URL ? new URL('render-worker.js', BUNDLE_URL) : new UR
  * longest event-loop blocks during renders (bench:render: 6 such collections in 300 renders, the
  * longest 48.8 ms on the busy machine). V8 does not count SharedArrayBuffer memory per thread, so a
  * picture handed over in one puts no such pressure: a picture that dies young (an answer sent and
- * dropped) is freed by the next minor collection, the cheap one. A picture that lives on (the
- * RENDER_CACHE_MB cache) and is later dropped waits for the next full collection, which the heap's
- * own growth starts; so that this memory V8 cannot see stays bounded, once SHARED_BYTES_PER_GC of
- * pictures have arrived without a full collection, they come as counted buffers again until one
- * happens (at most 2 × 64 MB between collections, against 64 MB before).
+ * dropped) is freed by the next minor collection, the cheap one.
+ *
+ * A picture that lives on (the RENDER_CACHE_MB cache, a slow client) and is dropped later waits
+ * for a full collection, which V8 would not hurry for memory it cannot see. So the pictures handed
+ * over and still alive are bounded: an ArrayBuffer is freed, on whichever thread lets it go last,
+ * through the allocator of the thread that made it, so a worker's allocator counts the pictures it
+ * handed over that either thread still holds or has not collected yet. Each worker reads that count
+ * (beyond the buffers it held once started) after the collection that follows each picture
+ * (`WorkerMemory.handedOver`, worker-main.ts), and hands the next picture over in shared memory
+ * while it is under its share of SHARED_BYTES, in a counted buffer, which V8 sees, otherwise.
+ *
+ * Until 2026-11-30 the bound was on the bytes handed over since the main thread's last full
+ * collection (64 MB), alive or not: under bench:render, whose pictures die as they arrive, that made
+ * one full collection per ~128 MB of pictures, three in 1,000 renders, and those collections' final
+ * pauses were the longest event-loop blocks (20.4 and 24.7 ms on the eleventh machine; README,
+ * Images and charts → Speed).
  */
-const SHARED_BYTES_PER_GC = 64 * 1024 * 1024;
+const SHARED_BYTES = 64 * 1024 * 1024;
 
 /**
  * A render worker holds ~110 MB of the process's RSS once warm (its V8 isolate with the compiled
@@ -140,7 +149,7 @@ export class RenderPool {
   readonly maxQueue: number;
   private readonly timeoutMs: number;
   private readonly logger?: Logger;
-  private readonly sharedBytesPerCollection: number;
+  private readonly maxSharedBytes: number;
   private readonly idleMs: number;
   private readonly schedule: Schedule;
   private readonly now: () => number;
@@ -156,16 +165,13 @@ export class RenderPool {
   private ended = 0;
   /** when a picture was last asked for, drawn or not (`asked`), on `now`'s clock */
   private askedAt = -Infinity;
-  /** bytes of pictures handed over in shared memory since the main thread's last full collection */
-  private sharedBytes = 0;
-  private gcObserver: PerformanceObserver | null = null;
 
   constructor(opts: RenderPoolOptions = {}) {
     this.size = Math.max(1, opts.size ?? Math.min(4, availableParallelism() - 1));
     this.maxQueue = Math.max(0, opts.maxQueue ?? 64);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.logger = opts.logger;
-    this.sharedBytesPerCollection = opts.sharedBytesPerCollection ?? SHARED_BYTES_PER_GC;
+    this.maxSharedBytes = opts.maxSharedBytes ?? SHARED_BYTES;
     this.idleMs = opts.idleMs ?? IDLE_MS;
     this.schedule = opts.schedule ?? unrefSchedule;
     this.now = opts.now ?? (() => performance.now());
@@ -218,8 +224,6 @@ export class RenderPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.gcObserver?.disconnect();
-    this.gcObserver = null;
     const err = new RenderFailedError('the render pool closed');
     for (const p of this.queue.splice(0)) p.reject(err);
     await Promise.all(
@@ -234,25 +238,15 @@ export class RenderPool {
     for (const w of this.readyWaiters.splice(0)) w();
   }
 
-  private watchCollections(): void {
-    if (this.gcObserver) return;
-    this.gcObserver = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) this.sharedBytes = 0;
-      }
-    });
-    this.gcObserver.observe({ entryTypes: ['gc' as EntryType] });
-  }
-
   private spawnAll(): void {
-    this.watchCollections();
     while (!this.closed && this.slots.length < this.size) this.spawn();
   }
 
   private spawn(): void {
     const worker = new Worker(WORKER_URL, {
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
-      workerData: { nice: this.nice, host: HOST_THREAD } satisfies WorkerStart,
+      // each worker bounds what it handed over (its share of maxSharedBytes)
+      workerData: { nice: this.nice, host: HOST_THREAD, maxShared: Math.floor(this.maxSharedBytes / this.size) } satisfies WorkerStart,
     });
     const slot: Slot = { worker, ready: false, current: null, timer: null, idle: null, ending: false };
     this.slots.push(slot);
@@ -276,7 +270,6 @@ export class RenderPool {
     if (msg.type === 'done') {
       this.rendered++;
       slot.memory = msg.memory;
-      if (msg.png.buffer instanceof SharedArrayBuffer) this.sharedBytes += msg.png.byteLength;
       p.resolve(Buffer.from(msg.png.buffer, msg.png.byteOffset, msg.png.byteLength));
     } else {
       p.reject(new RenderFailedError(`${msg.name}: ${msg.message}`));
@@ -336,6 +329,6 @@ export class RenderPool {
       void slot.worker.terminate();
     }, this.timeoutMs);
     slot.timer.unref();
-    slot.worker.postMessage({ id: p.id, job: p.job, shared: this.sharedBytes < this.sharedBytesPerCollection } satisfies JobMessage);
+    slot.worker.postMessage({ id: p.id, job: p.job } satisfies JobMessage);
   }
 }

@@ -24,6 +24,14 @@ export interface WorkerMemory {
   external: number;
   /** bytes of pixels in the sprite cache (draw.ts), outside the heap and unknown to V8 */
   sprites: number;
+  /**
+   * Bytes of ArrayBuffers this worker's allocator had given out and not had back, beyond those it
+   * held once started, as of the collection after its previous picture: the pictures it handed
+   * over (shared or transferred) that either thread still held or had not collected yet. An
+   * ArrayBuffer made here is freed, on whichever thread lets it go last, through this worker's
+   * allocator. What decided whether this picture came shared (`WorkerStart.maxShared`; pool.ts).
+   */
+  handedOver: number;
 }
 
 /** What the pool hands a worker as it starts. */
@@ -32,13 +40,13 @@ export interface WorkerStart {
   nice: number;
   /** the thread that runs the pool (its Linux thread id), which lowerOthers leaves at its priority; undefined where there is no /proc */
   host?: number;
+  /** bytes of pictures handed over and still alive (`WorkerMemory.handedOver`) below which a picture comes in shared memory (pool.ts) */
+  maxShared: number;
 }
 
 export interface JobMessage {
   id: number;
   job: RenderJob;
-  /** hand the PNG over in a SharedArrayBuffer (not counted as the main thread's external memory; see pool.ts) */
-  shared: boolean;
 }
 
 export type ResultMessage =
@@ -71,6 +79,7 @@ function lowerPriority(nice: number): void {
 }
 const start = workerData as WorkerStart | undefined;
 const NICE = start?.nice ?? 0;
+const maxShared = start?.maxShared ?? 0;
 lowerPriority(NICE);
 
 /** Threads lowerOthers has settled (lowered, or left alone), by id. */
@@ -140,6 +149,10 @@ const libuvPool = tasksReadable ? await poolThreads() : new Set<number>();
 
 ensureFonts();
 warmUp();
+/** the ArrayBuffers this worker holds for itself once started (fonts, warm-up): not pictures (WorkerMemory.handedOver) */
+const ownBuffers = process.memoryUsage().arrayBuffers;
+/** WorkerMemory.handedOver, measured after each picture's collection */
+let handedOver = 0;
 port.postMessage({ type: 'ready' } satisfies ResultMessage);
 
 /**
@@ -176,14 +189,23 @@ port.on('message', async (msg: JobMessage) => {
     const png = await renderPng(msg.job);
     lowerOthers(libuvPool);
     // fresh memory of its own: shared, or an ArrayBuffer transferred without a copy
-    const out = new Uint8Array(msg.shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
+    const shared = handedOver < maxShared;
+    const out = new Uint8Array(shared ? new SharedArrayBuffer(png.length) : new ArrayBuffer(png.length));
     out.set(png);
     const h = getHeapStatistics();
-    const memory: WorkerMemory = { heapUsed: h.used_heap_size, heapTotal: h.total_heap_size, external: h.external_memory, sprites: spriteBytes() };
-    port.postMessage({ type: 'done', id: msg.id, png: out, ms: performance.now() - t, memory } satisfies ResultMessage, msg.shared ? [] : [out.buffer as ArrayBuffer]);
+    const memory: WorkerMemory = {
+      heapUsed: h.used_heap_size,
+      heapTotal: h.total_heap_size,
+      external: h.external_memory,
+      sprites: spriteBytes(),
+      handedOver,
+    };
+    port.postMessage({ type: 'done', id: msg.id, png: out, ms: performance.now() - t, memory } satisfies ResultMessage, shared ? [] : [out.buffer as ArrayBuffer]);
   } catch (e) {
     const err = e as Error;
     port.postMessage({ type: 'failed', id: msg.id, name: err?.name ?? 'Error', message: err?.message ?? String(e) } satisfies ResultMessage);
   }
   collect({ type: 'minor' });
+  // this picture's own buffers (the canvas's pixels, the encoder's) are gone now: what is left beyond the start is handed over
+  handedOver = Math.max(0, process.memoryUsage().arrayBuffers - ownBuffers);
 });
