@@ -36,7 +36,7 @@ export interface RenderPoolOptions {
   /** a job running longer than this kills its worker (default 30 s) */
   timeoutMs?: number;
   logger?: Logger;
-  /** bytes of pictures in shared memory alive at once above which they come as counted buffers (default 64 MB; see SHARED_BYTES) */
+  /** bytes of pictures handed over and still alive at or above which the next ones come as counted buffers (default 64 MB; see SHARED_BYTES) */
   maxSharedBytes?: number;
   /** a worker idle this long is ended, and started again by the next picture (default 60 s; see IDLE_MS) */
   idleMs?: number;
