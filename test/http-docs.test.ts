@@ -162,6 +162,8 @@ describe('health and metrics', () => {
     expect(value(/^starr_process_memory_bytes\{thread="render1",kind="heap_used"\} (\d+)$/m)).toBeGreaterThan(1e6);
     // its sprite cache: the card's brawler portraits and icons (its backdrop is painted, not kept)
     expect(value(/^starr_process_memory_bytes\{thread="render1",kind="sprites"\} (\d+)$/m)).toBeGreaterThan(0);
+    // the pictures it handed over still alive, as it counted them before its last one (pool.ts)
+    expect(value(/^starr_process_memory_bytes\{thread="render1",kind="handed_over"\} (\d+)$/m)).toBeGreaterThanOrEqual(0);
     // the profile (about 60 KB as JSON) is in the answers' cache, the picture in the pictures'
     expect(value(/^starr_cache_memory_bytes\{cache="answers"\} (\d+)$/m)).toBeGreaterThan(50_000);
     expect(value(/^starr_cache_memory_bytes\{cache="pictures"\} (\d+)$/m)).toBe(picture.body.length);

@@ -195,7 +195,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     closers.push(() => images.close());
 
     // What holds the process's memory, for /metrics and bench:memory: RSS alone does not say.
-    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap (its young generation apart) and what lives outside it, each render worker's heap and sprite cache as of its last picture", () => {
+    metrics.gauge('starr_process_memory_bytes', "Memory by thread and kind: the main thread's V8 heap (its young generation apart) and what lives outside it, each render worker's heap, sprite cache and pictures handed over still alive as of its last picture", () => {
       const m = process.memoryUsage();
       const out: [Record<string, string>, number][] = [
         [{ thread: 'main', kind: 'heap_used' }, m.heapUsed],
@@ -207,7 +207,7 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
       ];
       pool.memory().forEach((w, i) => {
         const thread = `render${i + 1}`;
-        out.push([{ thread, kind: 'heap_used' }, w.heapUsed], [{ thread, kind: 'heap_total' }, w.heapTotal], [{ thread, kind: 'external' }, w.external], [{ thread, kind: 'sprites' }, w.sprites]);
+        out.push([{ thread, kind: 'heap_used' }, w.heapUsed], [{ thread, kind: 'heap_total' }, w.heapTotal], [{ thread, kind: 'external' }, w.external], [{ thread, kind: 'sprites' }, w.sprites], [{ thread, kind: 'handed_over' }, w.handedOver]);
       });
       return out;
     });
