@@ -28,9 +28,9 @@ export interface WorkerMemory {
    * Bytes of ArrayBuffers this worker's allocator had given out and not had back, beyond those it
    * held once started, as of the collection after its previous picture: the pictures it handed
    * over (shared or transferred) that either thread still held or had not collected yet, and the
-   * few MB its drawing keeps in buffers made since it started. An
-   * ArrayBuffer made here is freed, on whichever thread lets it go last, through this worker's
-   * allocator. What decided whether this picture came shared (`WorkerStart.maxShared`; pool.ts).
+   * few MB its drawing keeps in buffers made since it started. An ArrayBuffer made here is freed,
+   * on whichever thread lets it go last, through this worker's allocator. What decided whether
+   * this picture came shared (`WorkerStart.maxShared`; pool.ts).
    */
   handedOver: number;
 }
