@@ -14,9 +14,9 @@
  * and from then on each of its property definitions is a call into V8's runtime
  * (`Runtime_DefineKeyedOwnPropertyInLiteral`, about 1,300 instructions each): in callgrind, 30 such
  * calls and 38,000 instructions of a cached `GET /brawlers` answer's 166,000 on the service's main
- * thread, against none in a bare node:http server (README, *Benchmarks of the HTTP API*). Whether
- * and when it happened depended on when the collector ran, which is part of why bench:http's
- * figures moved from one start of the service to the next.
+ * thread, against none in a bare node:http server (docs/benchmarks.md, *What a cached answer does,
+ * and why*). Whether and when it happened depended on when the collector ran, which is part of why
+ * bench:http's figures moved from one start of the service to the next.
  *
  * A tick object that stays alive keeps its shape, and the shapes it was built through (each shape
  * holds the one before it), alive: the transitions stay, the caches stay monomorphic. The object is

@@ -99,8 +99,9 @@ export interface Preformatted {
 
 /**
  * JSON of the few short strings a line's own fields take (a cache state, a method): made once each
- * (JSON.stringify of `"hit"` was ~770 instructions of a cached answer in callgrind, README
- * *bench:http*). Up to JSON_STRINGS_KEPT of them, 16 characters at most; others are made each time.
+ * (JSON.stringify of `"hit"` was ~770 instructions of a cached answer in callgrind,
+ * docs/benchmarks.md *HTTP API: cached answers*). Up to JSON_STRINGS_KEPT of them, 16 characters at
+ * most; others are made each time.
  */
 const jsonStrings = new Map<string, string>();
 const JSON_STRINGS_KEPT = 64;

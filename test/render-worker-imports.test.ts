@@ -2,7 +2,8 @@
  * What the render worker loads: every module it imports (src/render/worker-main.ts and what it
  * reaches, dynamic imports included) as esbuild resolves them. zod and the API's schemas stay in
  * the main thread: the worker draws with the API's time and colour helpers (upstream/api-format.ts),
- * and zod's modules cost each worker's heap a few MB (bench:heap's module table, README *Memory*).
+ * and zod's modules cost each worker's heap a few MB (bench:heap's module table, docs/benchmarks.md
+ * *Memory*).
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';

@@ -405,7 +405,8 @@ export class StatsService implements UpstreamReads {
    * A cache key's resource, and the player or club a look-up of it views, parsed once per key:
    * `peekFresh` is asked with the same key string for every cached answer of a URL, and slicing it
    * each time cost a string-table look-up for `ttlMs[resource]` and a new tag string for the
-   * history's map (~2,500 instructions per cached player in callgrind, README *bench:http*).
+   * history's map (~2,500 instructions per cached player in callgrind, docs/benchmarks.md *HTTP
+   * API: cached answers*).
    */
   private partsOf(key: string): KeyParts {
     let p = this.keyParts.get(key);

@@ -23,7 +23,8 @@ const cacheText = new Map<string, string>();
 /**
  * A request line's own fields, status, ms and cache, as pino writes them (infoLines checks it does),
  * in four concatenations: the generic `,"k":v` per key took 16 with the line's others and a String()
- * of the status (~1,000 instructions of a cached answer in callgrind, README *bench:http*).
+ * of the status (~1,000 instructions of a cached answer in callgrind, docs/benchmarks.md *HTTP API:
+ * cached answers*).
  */
 const requestTail: TailFormat = (t) => {
   const status = t.status as number;

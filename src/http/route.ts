@@ -307,7 +307,8 @@ interface Prepared {
  * fetched copy's identity (a number given to it once; the memo does not keep the copy alive) and the
  * parameters' variant. 4 MB (8 until 2026-11-29): with the pictures' cache at 4 MB and the simulated
  * world's caches halved, RSS after bench:memory's load fell from 297–302 MB (mean from 60 s on) to
- * 291–292 (README, *Memory, a seventh machine*); a body made again costs a JSON.stringify and a hash.
+ * 291–292 (docs/benchmarks.md, *Memory, a seventh machine*); a body made again costs a
+ * JSON.stringify and a hash.
  */
 export const PREPARED_BYTES = 4 * 2 ** 20;
 const prepared = new Lru<string, Prepared>(Number.MAX_SAFE_INTEGER, { max: PREPARED_BYTES, weigh: (p) => p.body.length + 256 });
@@ -352,7 +353,8 @@ export interface Answer {
    * The answer's own headers as a flat `[name, value, …]` list in the order they are sent: the fast
    * path appends it to the CORS and RateLimit headers and hands the whole list to `writeHead`
    * (a for-in over header objects of several shapes cost ~470 instructions per cached answer in
-   * callgrind, README *bench:http*); fastify sets them one by one (`send`).
+   * callgrind, docs/benchmarks.md *HTTP API: cached answers*); fastify sets them one by one
+   * (`send`).
    */
   headers: string[];
   body?: Buffer;
@@ -408,7 +410,8 @@ let longCacheControl = '';
  * `public, max-age=N`. Made once per max-age (up to an hour) and kept: a template string of 13
  * characters or more is a V8 cons string, which node:http's header check (a regular expression)
  * flattened again on every answer, through V8's runtime (~1,500 instructions per cached answer in
- * callgrind, README *bench:http*); a kept one is flattened once, in place.
+ * callgrind, docs/benchmarks.md *HTTP API: cached answers*); a kept one is flattened once, in
+ * place.
  */
 export function cacheControl(maxAge: number): string {
   if (Number.isInteger(maxAge) && maxAge >= 0 && maxAge < CACHE_CONTROL.length) return (CACHE_CONTROL[maxAge] ??= `public, max-age=${maxAge}`);

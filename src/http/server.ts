@@ -189,8 +189,9 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
   /**
    * Appends the RateLimit headers of `s` to a flat [name, value, ...] list (the fast path sends it as
    * is): one push onto a copy of CORS_LIST (`slice`) instead of `concat` of a second list, which V8
-   * runs in C++ (~1,500 instructions per answer in callgrind, README *bench:http*). The remaining
-   * count differs from one answer to the next: `decimal`, not V8's number cache (src/lib/decimal.ts).
+   * runs in C++ (~1,500 instructions per answer in callgrind, docs/benchmarks.md *HTTP API: cached
+   * answers*). The remaining count differs from one answer to the next: `decimal`, not V8's number
+   * cache (src/lib/decimal.ts).
    */
   const pushRateHeaders = (list: string[], s: RateLimitState): string[] => {
     list.push(
@@ -375,8 +376,8 @@ export function createHttpServer(core: Core, opts: HttpServerOptions = {}): Fast
    * The client of a connection on the fast path (the free plan: without TRUST_PROXY fastify's
    * request.ip is the socket's peer) and its rate-limit counter, worked out once per connection: a
    * keep-alive connection asks many times, and the peer address getter, the counter id's
-   * concatenation and its hash cost ~800 instructions per cached answer (callgrind, README
-   * *bench:http*).
+   * concatenation and its hash cost ~800 instructions per cached answer (callgrind,
+   * docs/benchmarks.md *HTTP API: cached answers*).
    */
   const clients = new WeakMap<Socket, { auth: Auth; id: string; max: number }>();
   function clientOf(socket: Socket): { auth: Auth; id: string; max: number } {

@@ -7,8 +7,8 @@
  * pointing at a young one, which every scavenge then visits, copies and, at the next one, promotes —
  * where it stays until a major collection. A count that differs on every answer (a client with a
  * high limit, as bench:http's) did that once per answer: 85 % of the bytes the cached answers
- * promoted (README, *Benchmarks of the HTTP API*). Made from three-digit pieces here, the string is
- * young garbage once the answer is written.
+ * promoted (docs/benchmarks.md, *What a cached answer does, and why*). Made from three-digit pieces
+ * here, the string is young garbage once the answer is written.
  */
 
 /** "0"…"999" and "000"…"999": made once, old and shared. */

@@ -127,7 +127,8 @@ export function cached(ctx: Ctx, key: string, x: number, y: number, w: number, h
  * Draws what `cached` would, the same pixels, without keeping the bitmap: for what belongs to one
  * player or club (its icon with its initial, its badge), which a picture draws once and another
  * picture seldom again. Kept, they were one sprite per player drawn, the part of the cache that
- * grew with the load (10.4 of 26.5 MB after 120 s of bench:memory's load; README, Memory).
+ * grew with the load (10.4 of 26.5 MB after 120 s of bench:memory's load; docs/benchmarks.md,
+ * Memory).
  */
 export function uncached(ctx: Ctx, x: number, y: number, w: number, h: number, pad: number, paint: (c: Ctx) => void): void {
   const d = deviceScale(ctx);
@@ -198,7 +199,7 @@ export function roundRect(ctx: Ctx, x: number, y: number, w: number, h: number, 
  * each picture, not kept as a sprite: a backdrop is a whole picture's pixels (3.2 MB for a card,
  * 5.6 for a grid), 8 of the render worker's 16 MB of sprites under bench:memory's load, for 2–5 ms
  * of drawing per picture; since pictures are kept as files (RENDER_DISK_CACHE_MB) few are drawn
- * twice (README, Memory).
+ * twice (docs/benchmarks.md, Memory).
  */
 export function background(ctx: Ctx, w: number, h: number, hue: { top?: string; bottom?: string } = {}): void {
   const g = ctx.createLinearGradient(0, 0, w * 0.35, h);

@@ -109,7 +109,7 @@ const SHARED_BYTES = 64 * 1024 * 1024;
  * the last drawing made a cold start each time. Under bench:http's load on one cached picture
  * (wrk, 32 connections, 2026-11-30, the ninth machine), every refresh then held every connection:
  * a 15-s run that met one had a p99 of 140–184 ms; with the worker kept, every run 4.7–6.1 ms
- * (README, *Benchmarks of the HTTP API*).
+ * (docs/benchmarks.md, *HTTP API: cached answers*).
  */
 const IDLE_MS = 60_000;
 
@@ -118,12 +118,13 @@ const IDLE_MS = 60_000;
  * A picture's garbage is mostly canvases and pixels outside the heap, and the worker collects its
  * young generation after each picture anyway (worker-main.ts). 4 MB: the worker's heap held 19.5 MB
  * instead of 23.4 with 8 after 60 s of bench:memory's load, for the same CPU per picture
- * (71.7–72.2 ms against 72.7–73.5, 2026-11-25); 2 MB held 17.5 for 1–3 % more CPU (README,
- * Memory). With 4, more of a chart's or a grid's objects outlive the minor collections its drawing
- * runs into and are marked in the old generation by V8's helper threads, which with 4 MB ran 4.5 s
- * of 300 renders against 3.2 s with 8 (bench:render, 2026-11-29); those threads run below the event
- * loop's priority now (lowerOthers, worker-main.ts), and with them lowered the 1,000-render loop
- * printed no event-loop block of 10 ms or more with 4 MB (8.6 ms the longest).
+ * (71.7–72.2 ms against 72.7–73.5, 2026-11-25); 2 MB held 17.5 for 1–3 % more CPU
+ * (docs/benchmarks.md, Memory). With 4, more of a chart's or a grid's objects outlive the minor
+ * collections its drawing runs into and are marked in the old generation by V8's helper threads,
+ * which with 4 MB ran 4.5 s of 300 renders against 3.2 s with 8 (bench:render, 2026-11-29); those
+ * threads run below the event loop's priority now (lowerOthers, worker-main.ts), and with them
+ * lowered the 1,000-render loop printed no event-loop block of 10 ms or more with 4 MB (8.6 ms the
+ * longest).
  */
 const WORKER_YOUNG_MB = 4;
 

@@ -169,7 +169,7 @@ port.postMessage({ type: 'ready' } satisfies ResultMessage);
  * is sent. Collected there, it is freed before the next picture draws; with MIMALLOC_PURGE_DELAY=0
  * (npm start's settings) mimalloc gives its pages back to the system at once. Together they hold
  * mimalloc's resident memory at ~12 MB under bench:memory's mixed load, against 20–38 MB with
- * neither and 17–20 MB with the purge setting alone (README, Memory).
+ * neither and 17–20 MB with the purge setting alone (docs/benchmarks.md, Memory).
  *
  * No full collection is asked for: one was, after every 32 MB of pixels drawn (one per 4–10
  * pictures), when the surfaces were not yet let go. Its marking ran on V8's helper threads, which
@@ -179,7 +179,7 @@ port.postMessage({ type: 'ready' } satisfies ResultMessage);
  * (incremental, every second or two under bench:render's stream) keep it as small: bench:render's
  * 300-render loop on the quiet 2-core VM (2026-11-29) printed 5.3 s of CPU at niceness 0 in the
  * process's other threads with them and 4.5 s without, the render worker's heap 25 MB held either
- * way in bench:memory (README, Images and charts → Speed).
+ * way in bench:memory (docs/benchmarks.md, Images and charts: speed).
  */
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;

@@ -10,8 +10,8 @@ import { Sqlite } from './sqlite.ts';
 
 /**
  * The history writer's page cache, MB (the reader keeps Sqlite.open's default, 32). The writer keeps every
- * page it wrote until its cache is full, so with 32 MB it held the whole file (README, *Memory*);
- * with 4 MB bench:history's polling and backfill ran no slower.
+ * page it wrote until its cache is full, so with 32 MB it held the whole file (docs/benchmarks.md,
+ * *Memory*); with 4 MB bench:history's polling and backfill ran no slower.
  */
 export const WRITER_CACHE_MB = 4;
 

@@ -124,7 +124,7 @@ function postgresAdapter(Base: typeof KeyvPostgres, pool: pg.Pool, schema: strin
  *
  * The Redis and PostgreSQL adapters are loaded only when a URL names them: @keyv/redis (the
  * `redis` client, ~420 modules) and pg held ~4 MB of a SQLite service's live heap for nothing
- * (README, Memory).
+ * (docs/benchmarks.md, Memory).
  */
 export async function openKeyvStores(opts: KeyvStoresOptions | string): Promise<KeyvStores> {
   const o: KeyvStoresOptions = typeof opts === 'string' ? { cache: opts, durable: opts } : opts;

@@ -14,8 +14,8 @@ export type { Redis };
 /**
  * ioredis is loaded by the first connection, not with this module: coordination and peer flights
  * import it in every process, and one without REDIS_URL never connects (ioredis and its 33 modules
- * were ~1 MB of its heap; README, Memory). ioredis is CommonJS: `require` gives the module instance
- * an `import` would (BullMQ's included).
+ * were ~1 MB of its heap; docs/benchmarks.md, Memory). ioredis is CommonJS: `require` gives the
+ * module instance an `import` would (BullMQ's included).
  */
 const requireModule = createRequire(import.meta.url);
 let RedisClient: typeof Redis | undefined;
