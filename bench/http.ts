@@ -61,6 +61,8 @@ interface Run {
   gc?: Collection[];
   /** with --sim-process: the simulator process's CPU during the service's run, per request, µs */
   simCpu?: number;
+  /** the service's event loop during the run, from /metrics: its longest block and p99, ms */
+  loop?: { max: number; p99: number };
   /** the machine's TCP counters that moved during the run (Linux), or null where they cannot be read */
   tcp: TcpCounters | null;
 }
@@ -167,6 +169,17 @@ async function autocannonRun(url: string, seconds: number, connections: number, 
     p99: Math.max(...results.map((r) => r.latency.p99)),
     errors: results.reduce((a, r) => a + r.non2xx + r.errors, 0),
   };
+}
+
+/**
+ * The service's event loop since the previous scrape of its /metrics (src/core/open.ts: how late a
+ * 10-ms timer ran, read and reset at each scrape): the longest block and the p99, ms. A block of the
+ * loop holds every request waiting, so the service's p99 is read next to it.
+ */
+async function loopOf(base: string): Promise<{ max: number; p99: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const stat = (name: string) => Number(new RegExp(`^starr_event_loop_delay_seconds\\{stat="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { max: stat('max'), p99: stat('p99') };
 }
 
 /** The bare server: `--bare <file>` serves each captured answer at its path. */
@@ -311,7 +324,10 @@ async function main(): Promise<void> {
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
       const tcp0 = tcpCounters();
+      // the service's event-loop readings restart at each scrape of /metrics: read once before, once after
+      if (ours) await loopOf(base);
       const r = await load(url, s);
+      const loop = ours ? await loopOf(base) : undefined;
       const tcp = tcpSince(tcp0, tcpCounters());
       const main1 = mainThreadCpu(pid);
       const sched1 = mainThreadSched(pid);
@@ -327,6 +343,7 @@ async function main(): Promise<void> {
         ...r,
         gc,
         ...(ours && sim ? { simCpu: (cpuOf(sim.child.pid!) - sim0) / n } : {}),
+        ...(loop ? { loop } : {}),
         cpuPerRequest: (cpuOf(pid) - before) / n,
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
@@ -338,6 +355,7 @@ async function main(): Promise<void> {
       `CPU ${r.cpuPerRequest.toFixed(0).padStart(5)} µs/req (main thread user ${r.mainPerRequest[0].toFixed(0)} + system ${r.mainPerRequest[1].toFixed(0)}` +
       `${r.mainSched ? `; per 1,000 answers ${r.mainSched[0].toFixed(1)} moves to another core, ${r.mainSched[1].toFixed(1)} switched out` : ''})` +
       `${r.simCpu !== undefined ? `  sim process ${r.simCpu.toFixed(1)} µs/req` : ''}` +
+      `${r.loop ? `; event loop: longest block ${r.loop.max.toFixed(1)} ms, p99 ${r.loop.p99.toFixed(1)} ms` : ''}` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
       describeTcp(r.tcp) +
       `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
@@ -382,7 +400,8 @@ async function main(): Promise<void> {
       const ratios = ours[k]!.map((a, i) => a.rps / theirs[k]![i]!.rps);
       return (
         `${c.path.padEnd(40)} ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
-        `starr ${median(ours[k]!.map((r) => r.rps)).toFixed(0)} req/s p99 ${median(ours[k]!.map((r) => r.p99)).toFixed(2)} ms CPU ${median(ours[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs  ` +
+        `starr ${median(ours[k]!.map((r) => r.rps)).toFixed(0)} req/s p99 ${median(ours[k]!.map((r) => r.p99)).toFixed(2)} ms (highest ${Math.max(...ours[k]!.map((r) => r.p99)).toFixed(2)}) ` +
+        `CPU ${median(ours[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs, longest loop block ${Math.max(...ours[k]!.map((r) => r.loop?.max ?? NaN)).toFixed(1)} ms  ` +
         `bare ${median(theirs[k]!.map((r) => r.rps)).toFixed(0)} req/s CPU ${median(theirs[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs`
       );
     });

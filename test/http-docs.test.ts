@@ -181,6 +181,25 @@ describe('health and metrics', () => {
     expect(value(/^starr_gc_pause_seconds_total\{kind="minor"\} (\S+)$/m)).toBeGreaterThan(0);
   });
 
+  it("/metrics shows the event loop's longest block since the previous scrape", async () => {
+    const loop = async () => {
+      const text = (await http.get('/metrics')).text;
+      const stat = (s: string) => Number(new RegExp(`^starr_event_loop_delay_seconds\\{stat="${s}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+      return { p50: stat('p50'), p99: stat('p99'), max: stat('max') };
+    };
+    await loop(); // the readings so far, reset
+    // the service runs on this thread: hold it for half a second, then let its timer run
+    const until = performance.now() + 500;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 30));
+    const blocked = await loop();
+    expect(blocked.max).toBeGreaterThanOrEqual(0.45);
+    expect(blocked.max).toBeGreaterThanOrEqual(blocked.p99);
+    expect(blocked.p99).toBeGreaterThanOrEqual(blocked.p50);
+    // read and reset: the next scrape no longer holds that block
+    expect((await loop()).max).toBeLessThan(blocked.max);
+  });
+
   it('/healthz says the process is alive, which upstream and store it uses', async () => {
     const r = await http.get('/healthz');
     expect(r.status).toBe(200);

@@ -8,7 +8,7 @@
  * everything else is built exactly as in production.
  */
 import { existsSync } from 'node:fs';
-import { constants as perf, PerformanceObserver, type EntryType } from 'node:perf_hooks';
+import { createHistogram, constants as perf, PerformanceObserver, type EntryType } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { cacheUrl, durableUrl, usesSimulator, type Config } from '../config.ts';
 import { MetricsRegistry, upstreamAttemptRecorder } from '../http/metrics.ts';
@@ -26,6 +26,9 @@ import { historyRecords } from './history-records.ts';
 import { createImageService, type ImageService } from './images.ts';
 import type { Core } from './index.ts';
 import { createStatsService, type StatsService } from './service.ts';
+
+/** The event-loop delay metric's timer (prom-client's default): a wake-up of the main thread per period. */
+const LOOP_RESOLUTION_MS = 10;
 
 export interface CoreOptions {
   logger?: Logger;
@@ -228,6 +231,31 @@ export async function openCore(config: Config, opts: CoreOptions = {}): Promise<
     gcObserver.observe({ entryTypes: ['gc' as EntryType] });
     closers.push(async () => gcObserver.disconnect());
     metrics.gauge('starr_gc_longest_major_pause_seconds', "The main thread's longest pause in a major collection since start", () => longestMajor);
+    // How late the event loop ran a timer due every LOOP_RESOLUTION_MS: each reading is a block of
+    // the main thread (a long task, a collection), the one thing that holds every request waiting.
+    // Read and reset at each scrape (as prom-client does with its event-loop lag), so a scrape shows
+    // the blocks since the one before; with several scrapers each sees only its own interval. Timed
+    // here rather than by monitorEventLoopDelay, whose reset() also forgets its last tick, so the
+    // first interval after a scrape, a block that began with it, went unrecorded.
+    const loop = createHistogram();
+    let tick = performance.now();
+    const ticking = setInterval(() => {
+      const t = performance.now();
+      loop.record(Math.max(1, Math.round((t - tick) * 1e6)));
+      tick = t;
+    }, LOOP_RESOLUTION_MS).unref();
+    closers.push(async () => clearInterval(ticking));
+    metrics.gauge('starr_event_loop_delay_seconds', `How late the main thread ran a timer due every ${LOOP_RESOLUTION_MS} ms, since the previous scrape (median, p90, p99, max; 0 with no reading): the longest is the longest block of the event loop`, () => {
+      const late = (ns: number) => (loop.count === 0 ? 0 : Math.max(0, ns / 1e9 - LOOP_RESOLUTION_MS / 1000));
+      const out: [Record<string, string>, number][] = [
+        [{ stat: 'p50' }, late(loop.percentile(50))],
+        [{ stat: 'p90' }, late(loop.percentile(90))],
+        [{ stat: 'p99' }, late(loop.percentile(99))],
+        [{ stat: 'max' }, late(loop.max)],
+      ];
+      loop.reset();
+      return out;
+    });
     metrics.gauge('starr_render_workers', 'Render worker threads running (a worker idle for 60 s is ended, the next picture starts one)', () => pool.stats().workers);
     metrics.gauge('starr_cache_memory_bytes', 'Bytes held by the in-process caches: answers (as JSON, CACHE_MEMORY_MB) and pictures (PNG, RENDER_CACHE_MB)', () => [
       [{ cache: 'answers' }, stats.stats().memoryBytes],
