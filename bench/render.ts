@@ -143,7 +143,7 @@ let longestQuiet = 0;
  * collection's own steps here. Before this wait one picture a run took 0.59–0.74× Skia's time in
  * four full runs (club image 200, the 900×1600 roster, in three, player image 6 in one), with 14–31
  * ms of the helpers' CPU during its encodes against 0–6 for the other options, where the same
- * pictures took 0.28–0.41× in the other runs (2026-11-30, eleventh and twelfth machines).
+ * pictures took 0.30–0.40× in the other runs (2026-11-30, eleventh and twelfth machines).
  * Collections the encoder itself starts are still timed, and the helpers' CPU during each encoder
  * is still printed.
  */
