@@ -319,18 +319,20 @@ async function main(): Promise<void> {
       const ours = pid === service.pid;
       const gcLog = ours ? service.logFile : bareLog;
       const gc0 = values.gc ? statSync(gcLog).size : 0;
+      // the service's event-loop readings restart at each scrape of /metrics: one scrape before the
+      // run and one after, both outside the CPU counted for it
+      if (ours) await loopOf(base);
       const before = cpuOf(pid);
       const sim0 = ours && sim ? cpuOf(sim.child.pid!) : 0;
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
       const tcp0 = tcpCounters();
-      // the service's event-loop readings restart at each scrape of /metrics: read once before, once after
-      if (ours) await loopOf(base);
       const r = await load(url, s);
-      const loop = ours ? await loopOf(base) : undefined;
       const tcp = tcpSince(tcp0, tcpCounters());
       const main1 = mainThreadCpu(pid);
       const sched1 = mainThreadSched(pid);
+      const after = cpuOf(pid);
+      const loop = ours ? await loopOf(base) : undefined;
       const n = Math.max(1, r.requests);
       const perK = (a: number, b: number) => ((b - a) * 1000) / n;
       let gc: Collection[] | undefined;
@@ -344,7 +346,7 @@ async function main(): Promise<void> {
         gc,
         ...(ours && sim ? { simCpu: (cpuOf(sim.child.pid!) - sim0) / n } : {}),
         ...(loop ? { loop } : {}),
-        cpuPerRequest: (cpuOf(pid) - before) / n,
+        cpuPerRequest: (after - before) / n,
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
         tcp,

@@ -191,8 +191,8 @@ const DAY = 86_400_000;
  * TinyLFU's). The memory tier then keeps pictures asked for again and again, not whichever was read
  * last, and a picture asked for once is let go as soon as it is sent. Under bench:memory's mixed
  * load (Zipf over 500 players' cards and brawler grids of up to ~900 KB, a 4-MB tier) the memory
- * tier answered 10 % of the pictures with it and 6 % without (README, *Memory*); the process's
- * memory is the same either way.
+ * tier answered 10 % of the pictures with it and 6 % without, and the process's memory was the
+ * same either way (README, *Which pictures read back stay in memory*).
  */
 const READ_ONCE_KEYS = 64;
 

@@ -92,8 +92,8 @@ const WORKER_URL = BUNDLE_URL ? new URL('render-worker.js', BUNDLE_URL) : new UR
  * Until 2026-11-30 the bound was on the bytes handed over since the main thread's last full
  * collection (64 MB), alive or not: under bench:render, whose pictures die as they arrive, that made
  * one full collection per ~128 MB of pictures, three in 1,000 renders, and those collections' final
- * pauses were the longest event-loop blocks (20.4 and 24.7 ms on the eleventh machine; README,
- * Images and charts → Speed).
+ * pauses were the longest event-loop blocks (20.4 and 24.7 ms on the eleventh machine;
+ * docs/benchmarks.md, Images and charts: speed, *An eleventh machine*).
  */
 const SHARED_BYTES = 64 * 1024 * 1024;
 
