@@ -128,26 +128,37 @@ const encoderThreads = await (async () => {
   }
 })();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A full collection of this thread's heap, now (V8's gc(), exposed for this bench alone). */
+const collectNow = (setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void);
+/** When each of this thread's collections began (performance.now() ms), to count those inside a timed encoder. */
+const collectionStarts: number[] = [];
+const collectionsSeen = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) collectionStarts.push(e.startTime);
+});
 /** The longest wait for V8's helper threads to go quiet before an encoder, ms (printed with the ratios). */
 let longestQuiet = 0;
 /**
- * Before each timed encoder, 20 ms in which this thread is idle: the collection tasks V8 scheduled
- * for the draw's garbage run here instead of inside whichever encoder awaits (sharp's does; Skia's
- * encodeSync blocks the thread, which pushed them into the next encoder timed). No collection is
- * forced (after a forced one, sweeping fell on the next encoder's allocations: the palette encoder
- * took 3–6× its time).
- * Then, where the helper threads can be watched, until they have run less than 0.2 ms in the last
- * 10 ms (1 s at most): a collection of the draw's garbage that had started (V8 begins one when a
- * draw's pixels push the external memory over its limit) ends before the timer starts instead of
- * running beside the encoder, which awaits sharp with this thread idle, so that V8 also runs the
- * collection's own steps here. Before this wait one picture a run took 0.59–0.74× Skia's time in
- * four full runs (club image 200, the 900×1600 roster, in three, player image 6 in one), with 14–31
- * ms of the helpers' CPU during its encodes against 0–6 for the other options, where the same
- * pictures took 0.30–0.40× in the other runs (2026-11-30, eleventh and twelfth machines).
- * Collections the encoder itself starts are still timed, and the helpers' CPU during each encoder
- * is still printed.
+ * Before each timed encoder, ours and Skia's alike: a full collection of this thread's heap, then 20
+ * ms in which this thread is idle, then, where the helper threads can be watched, until they have run
+ * less than 0.2 ms in the last 10 ms (1 s at most). So the garbage of the draws before (each canvas's
+ * pixels are external memory, and V8 begins a collection when they push it over its limit) is
+ * collected, and its sweeping done, before the timer starts, not inside whichever encoder comes next.
+ * - Without the wait for the helpers, one picture a run took 0.59–0.74× Skia's time in four full runs
+ *   (club image 200, the 900×1600 roster, in three, player image 6 in one), with 14–31 ms of the
+ *   helpers' CPU during its encodes against 0–6 for the other options, where the same pictures took
+ *   0.30–0.40× in the other runs (2026-11-30, eleventh and twelfth machines).
+ * - With the wait but no collection forced, a collection V8 began during the encoder still ran
+ *   inside it: on the thirteenth machine (2026-11-30) player image 6 read 0.71× with 37.2 ms of the
+ *   helpers' CPU, and 1–5 of a run's timed encoders held the start of a full collection (most of them
+ *   Skia's, whose time they lengthened).
+ * - The collection was not forced until then because sweeping fell on the next encoder's allocations
+ *   (the palette encoder took 3–6× its time, 2026-11-24); the wait for the helpers, which sweep, now
+ *   comes after it: the charts' encoders read 0.32–0.35× with it, as without.
+ * Collections the encoder itself starts are still timed; how many began inside the timed encoders is
+ * printed with the helpers' CPU during them.
  */
 const settle = async () => {
+  collectNow();
   await sleep(20);
   if (!encoderThreads) return;
   const from = performance.now();
@@ -172,6 +183,8 @@ const timeCpu = async (work: () => unknown): Promise<[number, number]> => {
   const [e1, h1] = encoderThreads.end();
   return [e1 - e0, h1 - h0];
 };
+/** How many of this thread's collections began inside the given timed windows [from, to] (performance.now() ms). */
+const collectionsIn = (windows: [number, number][]) => collectionStarts.filter((t) => windows.some(([a, b]) => t >= a && t <= b)).length;
 
 // --shared-mb 0: every picture comes back as a transferred (counted) buffer, as before pictures came in shared memory
 const pool = new RenderPool({
@@ -182,10 +195,11 @@ await pool.warm();
 for (const c of cases) await prepareJob(c.job);
 console.log(`render pool: ${pool.size} worker(s) at niceness ${values.nice ?? 'default'}; ${WARM_UP} warm-up renders per option, then ${RUNS} timed; RSS at start ${mb().toFixed(0)} MB\n`);
 console.log(
-  `encode CPU: ${encoderThreads ? "the encoding threads' (this one, libuv's pool, libvips's); V8's helper threads apart, in the last two columns (ours, Skia's)" : "the process's"}\n`,
+  `encode CPU: ${encoderThreads ? "the encoding threads' (this one, libuv's pool, libvips's); V8's helper threads apart, in the \"V8 bg\" columns (ours, Skia's)" : "the process's"}; ` +
+    `"GCs": this thread's collections begun inside the timed encoders (ours/Skia's), each encoder timed after a full collection and V8's helpers quiet\n`,
 );
 console.log(
-  `${'option'.padEnd(30)} ${'pool med'.padStart(8)} ${'p95'.padStart(6)} | ${'draw'.padStart(6)} ${'encode'.padStart(6)} ${'cpu'.padStart(6)} ${'KB'.padStart(5)} | ${'Skia enc'.padStart(8)} ${'cpu'.padStart(6)} ${'KB'.padStart(5)} | ${'bytes'.padStart(5)} ${'time'.padStart(5)} ${'cpu'.padStart(5)} | ${'V8 bg'.padStart(11)}  size`,
+  `${'option'.padEnd(30)} ${'pool med'.padStart(8)} ${'p95'.padStart(6)} | ${'draw'.padStart(6)} ${'encode'.padStart(6)} ${'cpu'.padStart(6)} ${'KB'.padStart(5)} | ${'Skia enc'.padStart(8)} ${'cpu'.padStart(6)} ${'KB'.padStart(5)} | ${'bytes'.padStart(5)} ${'time'.padStart(5)} ${'cpu'.padStart(5)} | ${'V8 bg'.padStart(11)} ${'GCs'.padStart(5)}  size`,
 );
 const ratios: { bytes: number; time: number; cpu: number }[] = [];
 if (values.only === 'loop') for (const c of cases) for (let i = 0; i < WARM_UP; i++) await pool.render(c.job);
@@ -196,6 +210,7 @@ for (const c of timed) {
   await encodePng(canvas.data(), canvas.width, canvas.height, pngStyle(c.job));
   canvas.encodeSync('png');
 }
+collectionsSeen.observe({ entryTypes: ['gc' as EntryType] });
 for (const c of timed) {
   for (let i = 0; i < WARM_UP; i++) await pool.render(c.job);
   const times: number[] = [];
@@ -212,6 +227,8 @@ for (const c of timed) {
   const skiaCpu: number[] = [];
   const encodeHelp: number[] = [];
   const skiaHelp: number[] = [];
+  const oursWindows: [number, number][] = [];
+  const skiaWindows: [number, number][] = [];
   let bytes = 0;
   let skiaBytes = 0;
   let size = '';
@@ -223,17 +240,19 @@ for (const c of timed) {
     const drawn = performance.now() - t;
     await settle();
     let ours = 0;
+    let oursFrom = 0;
     const [oursCpu, oursHelp] = await timeCpu(async () => {
-      const t = performance.now();
+      oursFrom = performance.now();
       bytes = (await encodePng(pixels, canvas.width, canvas.height, pngStyle(c.job))).length;
-      ours = performance.now() - t;
+      ours = performance.now() - oursFrom;
     });
     await settle();
     let skia = 0;
+    let skiaFrom = 0;
     const [skiaOwn, skiaHelpMs] = await timeCpu(() => {
-      const t = performance.now();
+      skiaFrom = performance.now();
       skiaBytes = canvas.encodeSync('png').length;
-      skia = performance.now() - t;
+      skia = performance.now() - skiaFrom;
     });
     size = `${canvas.width}×${canvas.height}`;
     if (i < 2) continue;
@@ -244,13 +263,17 @@ for (const c of timed) {
     skias.push(skia);
     skiaCpu.push(skiaOwn);
     skiaHelp.push(skiaHelpMs);
+    oursWindows.push([oursFrom, oursFrom + ours]);
+    skiaWindows.push([skiaFrom, skiaFrom + skia]);
   }
+  await sleep(0); // the observer's entries of the last encoder delivered
   const r = { bytes: bytes / skiaBytes, time: pct(encodes, 0.5) / pct(skias, 0.5), cpu: pct(encodeCpu, 0.5) / pct(skiaCpu, 0.5) };
   ratios.push(r);
   console.log(
-    `${c.name.padEnd(30)} ${ms(pct(times, 0.5), 8)} ${ms(pct(times, 0.95))} | ${ms(pct(draws, 0.5))} ${ms(pct(encodes, 0.5))} ${ms(pct(encodeCpu, 0.5))} ${kb(bytes)} | ${ms(pct(skias, 0.5), 8)} ${ms(pct(skiaCpu, 0.5))} ${kb(skiaBytes)} | ${r.bytes.toFixed(2).padStart(5)} ${r.time.toFixed(2).padStart(5)} ${r.cpu.toFixed(2).padStart(5)} | ${ms(pct(encodeHelp, 0.5), 5)} ${ms(pct(skiaHelp, 0.5), 5)}  ${size} ${pngStyle(c.job)}`,
+    `${c.name.padEnd(30)} ${ms(pct(times, 0.5), 8)} ${ms(pct(times, 0.95))} | ${ms(pct(draws, 0.5))} ${ms(pct(encodes, 0.5))} ${ms(pct(encodeCpu, 0.5))} ${kb(bytes)} | ${ms(pct(skias, 0.5), 8)} ${ms(pct(skiaCpu, 0.5))} ${kb(skiaBytes)} | ${r.bytes.toFixed(2).padStart(5)} ${r.time.toFixed(2).padStart(5)} ${r.cpu.toFixed(2).padStart(5)} | ${ms(pct(encodeHelp, 0.5), 5)} ${ms(pct(skiaHelp, 0.5), 5)} ${`${collectionsIn(oursWindows)}/${collectionsIn(skiaWindows)}`.padStart(5)}  ${size} ${pngStyle(c.job)}`,
   );
 }
+collectionsSeen.disconnect();
 if (ratios.length) console.log(
   `\nour PNG / Skia's: bytes ${Math.min(...ratios.map((r) => r.bytes)).toFixed(2)}–${Math.max(...ratios.map((r) => r.bytes)).toFixed(2)}×, ` +
     `encode time ${Math.min(...ratios.map((r) => r.time)).toFixed(2)}–${Math.max(...ratios.map((r) => r.time)).toFixed(2)}×, ` +
@@ -378,8 +401,7 @@ const schedWait = (): [number, number] | null => {
 // times ~0.6 s apart. So timing waits until it has collected and 5 s have passed without a full
 // collection, or 25 s without one if it does not start (60 s at most); collections during the
 // renders are still counted below, the reducer's apart.
-setFlagsFromString('--expose-gc');
-(runInNewContext('gc') as () => void)();
+collectNow();
 let lastFull = performance.now();
 let reduced = 0;
 const settling = new PerformanceObserver((list) => {
