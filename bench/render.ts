@@ -130,7 +130,7 @@ const encoderThreads = await (async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A full collection of this thread's heap, now (V8's gc(), exposed for this bench alone). */
 const collectNow = (setFlagsFromString('--expose-gc'), runInNewContext('gc') as () => void);
-/** When each of this thread's collections began (performance.now() ms), to count those inside a timed encoder. */
+/** When each of this thread's collections began during the option being timed (performance.now() ms), to count those inside its encoders. */
 const collectionStarts: number[] = [];
 const collectionsSeen = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) collectionStarts.push(e.startTime);
@@ -149,8 +149,8 @@ let longestQuiet = 0;
  *   0.30–0.40× in the other runs (2026-11-30, eleventh and twelfth machines).
  * - With the wait but no collection forced, a collection V8 began during the encoder still ran
  *   inside it: on the thirteenth machine (2026-11-30) player image 6 read 0.71× with 37.2 ms of the
- *   helpers' CPU, and 1–5 of a run's timed encoders held the start of a full collection (most of them
- *   Skia's, whose time they lengthened).
+ *   helpers' CPU, and 2–7 of a run's timed encoders, ours or Skia's, held the start of a full
+ *   collection.
  * - The collection was not forced until then because sweeping fell on the next encoder's allocations
  *   (the palette encoder took 3–6× its time, 2026-11-24); the wait for the helpers, which sweep, now
  *   comes after it: the charts' encoders read 0.32–0.35× with it, as without.
@@ -229,6 +229,7 @@ for (const c of timed) {
   const skiaHelp: number[] = [];
   const oursWindows: [number, number][] = [];
   const skiaWindows: [number, number][] = [];
+  collectionStarts.length = 0;
   let bytes = 0;
   let skiaBytes = 0;
   let size = '';
