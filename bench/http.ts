@@ -17,7 +17,9 @@
  * process's drift over the minutes skew both servers and every path alike. Each line prints req/s,
  * p50/p99 and the server's CPU per request (from /proc/<pid>/stat; the main thread's user and
  * system part apart, and per 1,000 answers how often the main thread moved to another core or was
- * switched out while it could have run on), each run its ratio, and the median ratio at the end.
+ * switched out while it could have run on; for the service, from its /metrics, its event loop's
+ * longest block and p99 and its main thread's collections, major and minor, with their pauses),
+ * each run its ratio, and the median ratio at the end.
  *
  *   npm run bench:http [-- --seconds 15 --rounds 3 --connections 32 --client wrk|autocannon --profile --gc --env NAME=VALUE --only /image --port P --sim-process]
  *
@@ -63,6 +65,8 @@ interface Run {
   simCpu?: number;
   /** the service's event loop during the run, from /metrics: its longest block and p99, ms */
   loop?: { max: number; p99: number };
+  /** the service's main-thread collections during the run, from /metrics: major and minor, each with its pauses' total, ms */
+  collections?: Collections;
   /** the machine's TCP counters that moved during the run (Linux), or null where they cannot be read */
   tcp: TcpCounters | null;
 }
@@ -171,15 +175,39 @@ async function autocannonRun(url: string, seconds: number, connections: number, 
   };
 }
 
+/** The main thread's collections, major and minor: how many, and their pauses' total, ms. */
+interface Collections {
+  major: number;
+  majorMs: number;
+  minor: number;
+  minorMs: number;
+}
+
 /**
- * The service's event loop since the previous scrape of its /metrics (src/core/open.ts: how late a
- * 10-ms timer ran, read and reset at each scrape): the longest block and the p99, ms. A block of the
- * loop holds every request waiting, so the service's p99 is read next to it.
+ * One scrape of the service's /metrics (src/core/open.ts). The event loop since the previous scrape
+ * (how late a 10-ms timer ran, read and reset at each scrape): the longest block and the p99, ms. A
+ * block of the loop holds every request waiting, so the service's p99 is read next to it. The main
+ * thread's collections since start (`starr_gc_pauses_total`, `starr_gc_pause_seconds_total`), which
+ * a run's line gives as the difference of two scrapes: a run of a slow start whose window held a
+ * major collection tells itself from one whose code was slower throughout (*How far one start of the
+ * service is from the next*, README).
  */
-async function loopOf(base: string): Promise<{ max: number; p99: number }> {
+async function scrape(base: string): Promise<{ loop: { max: number; p99: number }; collections: Collections }> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const stat = (name: string) => Number(new RegExp(`^starr_event_loop_delay_seconds\\{stat="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
-  return { max: stat('max'), p99: stat('p99') };
+  const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
+  const stat = (name: string) => value(new RegExp(`^starr_event_loop_delay_seconds\\{stat="${name}"\\} (\\S+)$`, 'm')) * 1000;
+  const count = (kind: string) => value(new RegExp(`^starr_gc_pauses_total\\{kind="${kind}"\\} (\\S+)$`, 'm'));
+  const ms = (kind: string) => value(new RegExp(`^starr_gc_pause_seconds_total\\{kind="${kind}"\\} (\\S+)$`, 'm')) * 1000;
+  return {
+    loop: { max: stat('max'), p99: stat('p99') },
+    collections: { major: count('major'), majorMs: ms('major'), minor: count('minor'), minorMs: ms('minor') },
+  };
+}
+
+/** The collections between two scrapes (a kind that has not happened yet has no series: 0). */
+function collectionsBetween(a: Collections, b: Collections): Collections {
+  const d = (x: number, y: number) => (Number.isNaN(y) ? 0 : y - (Number.isNaN(x) ? 0 : x));
+  return { major: d(a.major, b.major), majorMs: d(a.majorMs, b.majorMs), minor: d(a.minor, b.minor), minorMs: d(a.minorMs, b.minorMs) };
 }
 
 /** The bare server: `--bare <file>` serves each captured answer at its path. */
@@ -321,7 +349,7 @@ async function main(): Promise<void> {
       const gc0 = values.gc ? statSync(gcLog).size : 0;
       // the service's event-loop readings restart at each scrape of /metrics: one scrape before the
       // run and one after, both outside the CPU counted for it
-      if (ours) await loopOf(base);
+      const scraped0 = ours ? await scrape(base) : undefined;
       const before = cpuOf(pid);
       const sim0 = ours && sim ? cpuOf(sim.child.pid!) : 0;
       const main0 = mainThreadCpu(pid);
@@ -332,7 +360,7 @@ async function main(): Promise<void> {
       const main1 = mainThreadCpu(pid);
       const sched1 = mainThreadSched(pid);
       const after = cpuOf(pid);
-      const loop = ours ? await loopOf(base) : undefined;
+      const scraped = ours ? await scrape(base) : undefined;
       const n = Math.max(1, r.requests);
       const perK = (a: number, b: number) => ((b - a) * 1000) / n;
       let gc: Collection[] | undefined;
@@ -345,7 +373,7 @@ async function main(): Promise<void> {
         ...r,
         gc,
         ...(ours && sim ? { simCpu: (cpuOf(sim.child.pid!) - sim0) / n } : {}),
-        ...(loop ? { loop } : {}),
+        ...(scraped && scraped0 ? { loop: scraped.loop, collections: collectionsBetween(scraped0.collections, scraped.collections) } : {}),
         cpuPerRequest: (after - before) / n,
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
@@ -358,6 +386,7 @@ async function main(): Promise<void> {
       `${r.mainSched ? `; per 1,000 answers ${r.mainSched[0].toFixed(1)} moves to another core, ${r.mainSched[1].toFixed(1)} switched out` : ''})` +
       `${r.simCpu !== undefined ? `  sim process ${r.simCpu.toFixed(1)} µs/req` : ''}` +
       `${r.loop ? `; event loop: longest block ${r.loop.max.toFixed(1)} ms, p99 ${r.loop.p99.toFixed(1)} ms` : ''}` +
+      `${r.collections ? `; collections: ${r.collections.major} major (${r.collections.majorMs.toFixed(1)} ms), ${r.collections.minor} minor (${r.collections.minorMs.toFixed(0)} ms)` : ''}` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
       describeTcp(r.tcp) +
       `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
