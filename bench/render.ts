@@ -317,6 +317,36 @@ function blocksAtLeast(h: { count: number; max: number; percentile(p: number): n
 }
 
 /**
+ * When a histogram's longest block came: its max read every 250 ms (an unref'd timer, a few µs a
+ * turn, where the 1-ms sampler already runs), and the last rise to 10 ms or more kept as the window
+ * of wall-clock time (Date.now(), the same clock in both processes) it lies in — from the reading
+ * before the one before it, since the sampler may record a block only after the reading that follows
+ * it —, so that the main thread's longest block and the idle process's can be seen to come at the
+ * same moment (the machine holding both) or not. Its text also runs in the idle process.
+ */
+function trackLongest(h: { max: number }): () => { ms: number; from: number; to: number } | null {
+  let seen = 0;
+  let before = Date.now();
+  let last = before;
+  let found: { ms: number; from: number; to: number } | null = null;
+  const timer = setInterval(() => {
+    const now = Date.now();
+    if (h.max > seen) {
+      seen = h.max;
+      if (seen >= 10e6) found = { ms: seen / 1e6, from: before, to: now };
+    }
+    before = last;
+    last = now;
+  }, 250);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    if (h.max > seen && h.max >= 10e6) found = { ms: h.max / 1e6, from: before, to: Date.now() };
+    return found;
+  };
+}
+
+/**
  * The CPU each kind of thread of this process used between two readings, in seconds: this thread,
  * then the others grouped by name and niceness (the render workers run at RENDER_NICE; libvips
  * names its threads; V8's helpers and libuv's pool are plain "node" threads at the main thread's
@@ -348,9 +378,11 @@ const control = spawn(
     `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 }); h.enable();
      const wait = () => { try { return require('node:fs').readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number); } catch { return null; } };
      const atLeast = ${blocksAtLeast.toString()};
+     const trackLongest = ${trackLongest.toString()};
      const w0 = wait();
-     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); const w1 = wait();
-       process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6, over10: atLeast(h, 10), over15: atLeast(h, 15), waitMs: w0 && w1 ? (w1[1] - w0[1]) / 1e6 : null, slices: w0 && w1 ? w1[2] - w0[2] : null })); });`,
+     const longest = trackLongest(h);
+     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); const w1 = wait(); const at = longest();
+       process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6, over10: atLeast(h, 10), over15: atLeast(h, 15), waitMs: w0 && w1 ? (w1[1] - w0[1]) / 1e6 : null, slices: w0 && w1 ? w1[2] - w0[2] : null, at })); });`,
   ],
   { stdio: ['pipe', 'pipe', 'inherit'] },
 );
@@ -424,6 +456,8 @@ const rss: string[] = [];
 gcObserver.observe({ entryTypes: ['gc' as EntryType] });
 loop.reset();
 loop.enable();
+const longestAt = trackLongest(loop);
+const rendersFrom = Date.now();
 const wait0 = schedWait();
 const threads0 = threadsOf(process.pid);
 t = performance.now();
@@ -432,16 +466,29 @@ for (let i = 0; i < RENDERS; i++) {
   peak = Math.max(peak, mb());
   if ((i + 1) % Math.max(1, Math.floor(RENDERS / 4)) === 0) rss.push(`${i + 1}: ${mb().toFixed(0)} MB`);
 }
+const mainLongest = longestAt();
 loop.disable();
 const wait1 = schedWait();
 const threads1 = threadsOf(process.pid);
 gcObserver.disconnect();
 control.stdin.end();
 await once(control, 'exit');
-const idle = JSON.parse(controlOut) as { max: number; p99: number; over10: number; over15: number; waitMs: number | null; slices: number | null };
+const idle = JSON.parse(controlOut) as {
+  max: number;
+  p99: number;
+  over10: number;
+  over15: number;
+  waitMs: number | null;
+  slices: number | null;
+  at: { ms: number; from: number; to: number } | null;
+};
 console.log(`${RENDERS} renders (every option in turn) in ${((performance.now() - t) / 1000).toFixed(1)} s; RSS after ${rss.join(', ')}; peak ${peak.toFixed(0)} MB`);
 console.log(`longest event-loop block during those renders: ${(loop.max / 1e6).toFixed(1)} ms (p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; target ≤ 15 ms)`);
 console.log(`an idle Node process at the same time (the machine's scheduling alone): longest block ${idle.max.toFixed(1)} ms (p99 ${idle.p99.toFixed(1)} ms)`);
+/** a longest block's window, in seconds from the renders' start (negative: before them, while the bench settled) */
+const when = (b: { ms: number; from: number; to: number } | null) =>
+  b ? `${b.ms.toFixed(1)} ms at ${((b.from - rendersFrom) / 1000).toFixed(2)}–${((b.to - rendersFrom) / 1000).toFixed(2)} s` : 'none of 10 ms or more';
+console.log(`when each longest block came, s from the renders' start: the main thread ${when(mainLongest)}; the idle process ${when(idle.at)}`);
 console.log(
   `blocks of at least 10 / 15 ms: the main thread ${blocksAtLeast(loop, 10)} / ${blocksAtLeast(loop, 15)} of ${loop.count} timer turns; ` +
     `the idle process ${idle.over10} / ${idle.over15}`,
