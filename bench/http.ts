@@ -46,7 +46,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { collectionsIn, describeCollections, type Collection } from './support/gc-trace.ts';
-import { cpuOf, gcTraced, mainThreadCpu, mainThreadSched, ROOT, serviceEnv, settled, startService, until } from './support/service.ts';
+import { cpuOf, gcCountsOf, gcTraced, mainThreadCpu, mainThreadSched, ROOT, serviceEnv, settled, startService, until, type GcCounts } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -66,7 +66,7 @@ interface Run {
   /** the service's event loop during the run, from /metrics: its longest block and p99, ms */
   loop?: { max: number; p99: number };
   /** the service's main-thread collections during the run, from /metrics: major and minor, each with its pauses' total, ms */
-  collections?: Collections;
+  collections?: GcCounts;
   /** the machine's TCP counters that moved during the run (Linux), or null where they cannot be read */
   tcp: TcpCounters | null;
 }
@@ -175,14 +175,6 @@ async function autocannonRun(url: string, seconds: number, connections: number, 
   };
 }
 
-/** The main thread's collections, major and minor: how many, and their pauses' total, ms. */
-interface Collections {
-  major: number;
-  majorMs: number;
-  minor: number;
-  minorMs: number;
-}
-
 /**
  * One scrape of the service's /metrics (src/core/open.ts). The event loop since the previous scrape
  * (how late a 10-ms timer ran, read and reset at each scrape): the longest block and the p99, ms. A
@@ -192,23 +184,19 @@ interface Collections {
  * major collection tells itself from one whose code was slower throughout (*How far one start of the
  * service is from the next*, README).
  */
-async function scrape(base: string): Promise<{ loop: { max: number; p99: number }; collections: Collections }> {
+async function scrape(base: string): Promise<{ loop: { max: number; p99: number }; collections: GcCounts }> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  const value = (re: RegExp) => Number(re.exec(text)?.[1] ?? NaN);
-  const stat = (name: string) => value(new RegExp(`^starr_event_loop_delay_seconds\\{stat="${name}"\\} (\\S+)$`, 'm')) * 1000;
-  const count = (kind: string) => value(new RegExp(`^starr_gc_pauses_total\\{kind="${kind}"\\} (\\S+)$`, 'm'));
-  const ms = (kind: string) => value(new RegExp(`^starr_gc_pause_seconds_total\\{kind="${kind}"\\} (\\S+)$`, 'm')) * 1000;
-  return {
-    loop: { max: stat('max'), p99: stat('p99') },
-    collections: { major: count('major'), majorMs: ms('major'), minor: count('minor'), minorMs: ms('minor') },
-  };
+  const stat = (name: string) => Number(new RegExp(`^starr_event_loop_delay_seconds\\{stat="${name}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { loop: { max: stat('max'), p99: stat('p99') }, collections: gcCountsOf(text) };
 }
 
-/** The collections between two scrapes (a kind that has not happened yet has no series: 0). */
-function collectionsBetween(a: Collections, b: Collections): Collections {
-  const d = (x: number, y: number) => (Number.isNaN(y) ? 0 : y - (Number.isNaN(x) ? 0 : x));
-  return { major: d(a.major, b.major), majorMs: d(a.majorMs, b.majorMs), minor: d(a.minor, b.minor), minorMs: d(a.minorMs, b.minorMs) };
-}
+/** The collections between two scrapes. */
+const collectionsBetween = (a: GcCounts, b: GcCounts): GcCounts => ({
+  major: b.major - a.major,
+  majorMs: b.majorMs - a.majorMs,
+  minor: b.minor - a.minor,
+  minorMs: b.minorMs - a.minorMs,
+});
 
 /** The bare server: `--bare <file>` serves each captured answer at its path. */
 async function serveBare(file: string): Promise<void> {

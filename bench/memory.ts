@@ -19,7 +19,7 @@
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { rssOf, serviceEnv, startService } from './support/service.ts';
+import { gcCountsOf, rssOf, serviceEnv, startService } from './support/service.ts';
 import { formatSmaps, smapsOf } from './support/smaps.ts';
 import { mixedLoad } from './support/mixed-load.ts';
 
@@ -113,14 +113,8 @@ console.log(`pictures kept as files (DATA_DIR/pictures, not in RSS but the page 
 if (smapsAt60) console.log(`at 60 s: ${smapsAt60}`);
 console.log(`after ${seconds} s: ${smapsAtEnd}`);
 // what the heap's settings cost the event loop: the main thread's collections during the run
-const gcValue = (re: RegExp) => Number(re.exec(metrics)?.[1] ?? NaN);
-const gcLine = ['major', 'minor']
-  .map((kind) => {
-    const n = gcValue(new RegExp(`^starr_gc_pauses_total\\{kind="${kind}"\\} (\\S+)$`, 'm'));
-    const total = gcValue(new RegExp(`^starr_gc_pause_seconds_total\\{kind="${kind}"\\} (\\S+)$`, 'm'));
-    return `${kind} ${n} (${(total * 1000).toFixed(0)} ms)`;
-  })
-  .join(', ');
+const gc = gcCountsOf(metrics);
+const gcLine = `major ${gc.major} (${gc.majorMs.toFixed(0)} ms), minor ${gc.minor} (${gc.minorMs.toFixed(0)} ms)`;
 // what a smaller memory layer costs: where the core's reads were answered from
 const reads = new Map<string, number>();
 for (const m of metrics.matchAll(/^starr_core_reads_total\{[^}]*source="([^"]+)"[^}]*\} (\S+)$/gm)) reads.set(m[1]!, (reads.get(m[1]!) ?? 0) + Number(m[2]));
@@ -130,7 +124,7 @@ console.log(`core reads: ${[...reads].map(([source, n]) => `${source} ${((100 * 
 const pictures = [...metrics.matchAll(/^starr_picture_answers_total\{source="([^"]+)"\} (\S+)$/gm)].map((m) => [m[1]!, Number(m[2])] as const);
 const picturesTotal = pictures.reduce((a, [, n]) => a + n, 0);
 console.log(`pictures answered: ${pictures.map(([source, n]) => `${source} ${((100 * n) / picturesTotal).toFixed(1)} %`).join(', ')} of ${picturesTotal}`);
-console.log(`main thread's collections since start: ${gcLine}; longest major pause ${(gcValue(/^starr_gc_longest_major_pause_seconds (\S+)$/m) * 1000).toFixed(1)} ms`);
+console.log(`main thread's collections since start: ${gcLine}; longest major pause ${(Number(/^starr_gc_longest_major_pause_seconds (\S+)$/m.exec(metrics)?.[1] ?? NaN) * 1000).toFixed(1)} ms`);
 if (idleSeconds > 0) {
   await new Promise((r) => setTimeout(r, idleSeconds * 1000));
   const workers = /^starr_render_workers (\d+)/m.exec(await (await fetch(`${service.base}/metrics`)).text())?.[1];

@@ -297,7 +297,8 @@ console.log(`\n50 concurrent card requests: all done in ${burstMs.toFixed(0)} ms
  * line, counted. The longest block is one moment of a 70-s run (on a shared machine, whichever burst
  * of the other processes came worst); a count, next to the idle process's, shows whether a variant
  * moves the blocks at all. Read from the monitorEventLoopDelay histogram, whose 1-ms timer already
- * runs (each sample one gap between its turns), so nothing more runs on the thread measured: the
+ * runs (each sample one gap between its turns), so nothing more runs on the thread measured for it
+ * (trackLongest, which times the longest block, adds a 250-ms timer): the
  * smallest percentile whose value reaches `ms`, found by bisection (HdrHistogram keeps values to
  * 0.1%; on random samples this gave exactly the count made one by one). Its text also runs in the
  * idle process, so it uses nothing from this module.
@@ -316,6 +317,13 @@ function blocksAtLeast(h: { count: number; max: number; percentile(p: number): n
   return Math.round((h.count * (100 - reaches)) / 100 + 0.5);
 }
 
+/** A longest block, ms, and the window of wall-clock time it came in (Date.now() ms). */
+interface LongestBlock {
+  ms: number;
+  from: number;
+  to: number;
+}
+
 /**
  * When a histogram's longest block came: its max read every 250 ms (an unref'd timer, a few µs a
  * turn, where the 1-ms sampler already runs), and the last rise to 10 ms or more kept as the window
@@ -324,11 +332,11 @@ function blocksAtLeast(h: { count: number; max: number; percentile(p: number): n
  * it —, so that the main thread's longest block and the idle process's can be seen to come at the
  * same moment (the machine holding both) or not. Its text also runs in the idle process.
  */
-function trackLongest(h: { max: number }): () => { ms: number; from: number; to: number } | null {
+function trackLongest(h: { max: number }): () => LongestBlock | null {
   let seen = 0;
   let before = Date.now();
   let last = before;
-  let found: { ms: number; from: number; to: number } | null = null;
+  let found: LongestBlock | null = null;
   const timer = setInterval(() => {
     const now = Date.now();
     if (h.max > seen) {
@@ -480,13 +488,13 @@ const idle = JSON.parse(controlOut) as {
   over15: number;
   waitMs: number | null;
   slices: number | null;
-  at: { ms: number; from: number; to: number } | null;
+  at: LongestBlock | null;
 };
 console.log(`${RENDERS} renders (every option in turn) in ${((performance.now() - t) / 1000).toFixed(1)} s; RSS after ${rss.join(', ')}; peak ${peak.toFixed(0)} MB`);
 console.log(`longest event-loop block during those renders: ${(loop.max / 1e6).toFixed(1)} ms (p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; target ≤ 15 ms)`);
 console.log(`an idle Node process at the same time (the machine's scheduling alone): longest block ${idle.max.toFixed(1)} ms (p99 ${idle.p99.toFixed(1)} ms)`);
 /** a longest block's window, in seconds from the renders' start (negative: before them, while the bench settled) */
-const when = (b: { ms: number; from: number; to: number } | null) =>
+const when = (b: LongestBlock | null) =>
   b ? `${b.ms.toFixed(1)} ms at ${((b.from - rendersFrom) / 1000).toFixed(2)}–${((b.to - rendersFrom) / 1000).toFixed(2)} s` : 'none of 10 ms or more';
 console.log(`when each longest block came, s from the renders' start: the main thread ${when(mainLongest)}; the idle process ${when(idle.at)}`);
 console.log(

@@ -142,6 +142,25 @@ export interface RunningService {
   stop(keepDir?: boolean): Promise<void>;
 }
 
+/** The main thread's collections since start, as the service's /metrics counts them (src/core/open.ts): major and minor, each with its pauses' total, ms. */
+export interface GcCounts {
+  major: number;
+  majorMs: number;
+  minor: number;
+  minorMs: number;
+}
+
+/** The GcCounts in a /metrics text (`starr_gc_pauses_total`, `starr_gc_pause_seconds_total`); a kind not collected yet has no series: 0. */
+export function gcCountsOf(metrics: string): GcCounts {
+  const value = (name: string, kind: string) => Number(new RegExp(`^${name}\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  return {
+    major: value('starr_gc_pauses_total', 'major'),
+    majorMs: value('starr_gc_pause_seconds_total', 'major') * 1000,
+    minor: value('starr_gc_pauses_total', 'minor'),
+    minorMs: value('starr_gc_pause_seconds_total', 'minor') * 1000,
+  };
+}
+
 /**
  * The environment a benchmark gives the service from its `--env NAME=VALUE` options (repeatable)
  * and `--port`; a pair without a name is refused.
