@@ -182,7 +182,7 @@ async function autocannonRun(url: string, seconds: number, connections: number, 
  * thread's collections since start (`starr_gc_pauses_total`, `starr_gc_pause_seconds_total`), which
  * a run's line gives as the difference of two scrapes: a run of a slow start whose window held a
  * major collection tells itself from one whose code was slower throughout (*How far one start of the
- * service is from the next*, README).
+ * service is from the next*, docs/benchmarks.md).
  */
 async function scrape(base: string): Promise<{ loop: { max: number; p99: number }; collections: GcCounts }> {
   const text = await (await fetch(`${base}/metrics`)).text();
