@@ -322,6 +322,9 @@ interface LongestBlock {
   ms: number;
   from: number;
   to: number;
+  /** in that window, the thread's time on a core and waiting for one, ms (Linux schedstat; null elsewhere) */
+  ranMs: number | null;
+  waitedMs: number | null;
 }
 
 /**
@@ -330,27 +333,46 @@ interface LongestBlock {
  * of wall-clock time (Date.now(), the same clock in both processes) it lies in — from the reading
  * before the one before it, since the sampler may record a block only after the reading that follows
  * it —, so that the main thread's longest block and the idle process's can be seen to come at the
- * same moment (the machine holding both) or not. Its text also runs in the idle process.
+ * same moment (the machine holding both) or not. `sched` reads the thread's schedstat (ns on a core,
+ * ns waiting for one) at each reading, so the window also tells how long the thread waited for a
+ * core in it: a block about as long as that wait was the scheduler's (the machine's other work, or
+ * the hypervisor's), one with little wait was the thread's own work. Its text also runs in the idle
+ * process.
  */
-function trackLongest(h: { max: number }): () => LongestBlock | null {
+function trackLongest(h: { max: number }, sched: () => number[] | null): () => LongestBlock | null {
   let seen = 0;
   let before = Date.now();
   let last = before;
-  let found: LongestBlock | null = null;
+  let sBefore = sched();
+  let sLast = sBefore;
+  // the window's readings, kept raw (a named helper here would be renamed by the TypeScript loader,
+  // and this text runs again in the idle process without it)
+  let found: { ms: number; from: number; to: number; s0: number[] | null; s1: number[] | null } | null = null;
   const timer = setInterval(() => {
     const now = Date.now();
+    const sNow = sched();
     if (h.max > seen) {
       seen = h.max;
-      if (seen >= 10e6) found = { ms: seen / 1e6, from: before, to: now };
+      if (seen >= 10e6) found = { ms: seen / 1e6, from: before, to: now, s0: sBefore, s1: sNow };
     }
     before = last;
+    sBefore = sLast;
     last = now;
+    sLast = sNow;
   }, 250);
   timer.unref();
   return () => {
     clearInterval(timer);
-    if (h.max > seen && h.max >= 10e6) found = { ms: h.max / 1e6, from: before, to: Date.now() };
-    return found;
+    if (h.max > seen && h.max >= 10e6) found = { ms: h.max / 1e6, from: before, to: Date.now(), s0: sBefore, s1: sched() };
+    if (!found) return null;
+    const { s0, s1 } = found;
+    return {
+      ms: found.ms,
+      from: found.from,
+      to: found.to,
+      ranMs: s0 && s1 ? (s1[0]! - s0[0]!) / 1e6 : null,
+      waitedMs: s0 && s1 ? (s1[1]! - s0[1]!) / 1e6 : null,
+    };
   };
 }
 
@@ -388,7 +410,7 @@ const control = spawn(
      const atLeast = ${blocksAtLeast.toString()};
      const trackLongest = ${trackLongest.toString()};
      const w0 = wait();
-     const longest = trackLongest(h);
+     const longest = trackLongest(h, wait);
      process.stdin.resume(); process.stdin.on('end', () => { h.disable(); const w1 = wait(); const at = longest();
        process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6, over10: atLeast(h, 10), over15: atLeast(h, 15), waitMs: w0 && w1 ? (w1[1] - w0[1]) / 1e6 : null, slices: w0 && w1 ? w1[2] - w0[2] : null, at })); });`,
   ],
@@ -419,18 +441,23 @@ const gcObserver = new PerformanceObserver((list) => {
     pauses.set(kind, [...(pauses.get(kind) ?? []), e.duration]);
   }
 });
+/** This thread's Linux schedstat: ns on a core, ns waiting for one, timeslices; null elsewhere. */
+function schedstat(): number[] | null {
+  try {
+    return readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * A thread's time spent ready to run but waiting for a core, and its turns on a core (Linux
  * schedstat: run ns, wait ns, timeslices), null elsewhere. The main thread's wait is the part of
  * its blocks the scheduler makes, summed over the whole run rather than its single worst moment.
  */
 const schedWait = (): [number, number] | null => {
-  try {
-    const [, wait, slices] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
-    return [wait! / 1e6, slices!];
-  } catch {
-    return null;
-  }
+  const s = schedstat();
+  return s ? [s[1]! / 1e6, s[2]!] : null;
 };
 // Settled before timing: what building the fixtures and the warm-up renders left on this thread's
 // heap is collected now, and V8's memory reducer, which a full collection arms when this thread then
@@ -464,7 +491,7 @@ const rss: string[] = [];
 gcObserver.observe({ entryTypes: ['gc' as EntryType] });
 loop.reset();
 loop.enable();
-const longestAt = trackLongest(loop);
+const longestAt = trackLongest(loop, schedstat);
 const rendersFrom = Date.now();
 const wait0 = schedWait();
 const threads0 = threadsOf(process.pid);
@@ -495,7 +522,10 @@ console.log(`longest event-loop block during those renders: ${(loop.max / 1e6).t
 console.log(`an idle Node process at the same time (the machine's scheduling alone): longest block ${idle.max.toFixed(1)} ms (p99 ${idle.p99.toFixed(1)} ms)`);
 /** a longest block's window, in seconds from the renders' start (negative: before them, while the bench settled) */
 const when = (b: LongestBlock | null) =>
-  b ? `${b.ms.toFixed(1)} ms at ${((b.from - rendersFrom) / 1000).toFixed(2)}–${((b.to - rendersFrom) / 1000).toFixed(2)} s` : 'none of 10 ms or more';
+  b
+    ? `${b.ms.toFixed(1)} ms at ${((b.from - rendersFrom) / 1000).toFixed(2)}–${((b.to - rendersFrom) / 1000).toFixed(2)} s` +
+      (b.ranMs !== null && b.waitedMs !== null ? ` (in that window on a core ${b.ranMs.toFixed(1)} ms, waiting for one ${b.waitedMs.toFixed(1)} ms)` : '')
+    : 'none of 10 ms or more';
 console.log(`when each longest block came, s from the renders' start: the main thread ${when(mainLongest)}; the idle process ${when(idle.at)}`);
 console.log(
   `blocks of at least 10 / 15 ms: the main thread ${blocksAtLeast(loop, 10)} / ${blocksAtLeast(loop, 15)} of ${loop.count} timer turns; ` +
