@@ -1,6 +1,6 @@
 /**
- * Runs a benchmark script under what `npm start` gives the service: its environment (glibc's malloc
- * settings) and node's flags (V8's heap growth), read from package.json's start script by
+ * Runs a benchmark script under what `npm start` gives the service: its environment (glibc's and
+ * mimalloc's settings) and node's flags (V8's heap growth), read from package.json's start script by
  * startCommand, so a benchmark of one of the service's parts (the render pool) sees the same
  * collections and allocator as the service does.
  *

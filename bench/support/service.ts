@@ -178,7 +178,8 @@ export function serviceEnv(pairs: string[], port?: string): Record<string, strin
 
 /**
  * What `npm start` runs, read from package.json's start script: its environment assignments
- * (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_) and node's arguments, so the benchmarks measure exactly that.
+ * (glibc's MALLOC_* and the canvas addon's MIMALLOC_* settings) and node's arguments, so the
+ * benchmarks measure exactly that.
  */
 export function startCommand(): { env: Record<string, string>; args: string[] } {
   const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
