@@ -46,7 +46,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { collectionsIn, describeCollections, type Collection } from './support/gc-trace.ts';
-import { cpuOf, gcCountsOf, gcTraced, mainThreadCpu, mainThreadSched, ROOT, serviceEnv, settled, startService, until, type GcCounts } from './support/service.ts';
+import { cpuOf, gcCountsOf, gcTraced, machineCpu, mainThreadCpu, mainThreadSched, ROOT, serviceEnv, settled, startService, until, type GcCounts } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -69,6 +69,8 @@ interface Run {
   collections?: GcCounts;
   /** the machine's TCP counters that moved during the run (Linux), or null where they cannot be read */
   tcp: TcpCounters | null;
+  /** the share of the machine's CPU time stolen by the hypervisor during the run, %, or null (machineCpu) */
+  stealPct: number | null;
 }
 
 /** TCP events counted by the kernel for the whole machine (all the load here is on loopback). */
@@ -141,7 +143,7 @@ const wrkUnit = (v: string): number => {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 };
 
-function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp'> {
+function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp' | 'stealPct'> {
   const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -152,7 +154,7 @@ function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuP
 }
 
 /** autocannon in `workers` processes at once, connections split between them. */
-async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp'>> {
+async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp' | 'stealPct'>> {
   const per = Math.max(1, Math.floor(connections / workers));
   const results = await Promise.all(
     Array.from({ length: workers }, () => {
@@ -343,7 +345,9 @@ async function main(): Promise<void> {
       const main0 = mainThreadCpu(pid);
       const sched0 = mainThreadSched(pid);
       const tcp0 = tcpCounters();
+      const machine0 = machineCpu();
       const r = await load(url, s);
+      const machine1 = machineCpu();
       const tcp = tcpSince(tcp0, tcpCounters());
       const main1 = mainThreadCpu(pid);
       const sched1 = mainThreadSched(pid);
@@ -366,6 +370,7 @@ async function main(): Promise<void> {
         mainPerRequest: [(main1[0] - main0[0]) / n, (main1[1] - main0[1]) / n],
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
         tcp,
+        stealPct: machine0 && machine1 && machine1.total > machine0.total ? ((machine1.steal - machine0.steal) * 100) / (machine1.total - machine0.total) : null,
       };
     };
     const line = (name: string, r: Run) =>
@@ -376,6 +381,7 @@ async function main(): Promise<void> {
       `${r.loop ? `; event loop: longest block ${r.loop.max.toFixed(1)} ms, p99 ${r.loop.p99.toFixed(1)} ms` : ''}` +
       `${r.collections ? `; collections: ${r.collections.major} major (${r.collections.majorMs.toFixed(1)} ms), ${r.collections.minor} minor (${r.collections.minorMs.toFixed(0)} ms)` : ''}` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
+      `${r.stealPct !== null ? `; steal ${r.stealPct.toFixed(1)} % of the machine's time` : ''}` +
       describeTcp(r.tcp) +
       `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
@@ -415,13 +421,19 @@ async function main(): Promise<void> {
         console.log(line('bare', b));
       }
     }
+    // the hypervisor's share of the machine's time over a path's runs, both servers', when it reads
+    const stealRange = (runs: Run[]): string => {
+      const v = runs.map((r) => r.stealPct).filter((x): x is number => x !== null);
+      return v.length > 0 ? `  steal ${Math.min(...v).toFixed(1)}–${Math.max(...v).toFixed(1)} %` : '';
+    };
     const summary = captured.map((c, k) => {
       const ratios = ours[k]!.map((a, i) => a.rps / theirs[k]![i]!.rps);
       return (
         `${c.path.padEnd(40)} ratio ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  ` +
         `starr ${median(ours[k]!.map((r) => r.rps)).toFixed(0)} req/s p99 ${median(ours[k]!.map((r) => r.p99)).toFixed(2)} ms (highest ${Math.max(...ours[k]!.map((r) => r.p99)).toFixed(2)}) ` +
         `CPU ${median(ours[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs, longest loop block ${Math.max(...ours[k]!.map((r) => r.loop?.max ?? NaN)).toFixed(1)} ms  ` +
-        `bare ${median(theirs[k]!.map((r) => r.rps)).toFixed(0)} req/s CPU ${median(theirs[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs`
+        `bare ${median(theirs[k]!.map((r) => r.rps)).toFixed(0)} req/s CPU ${median(theirs[k]!.map((r) => r.cpuPerRequest)).toFixed(0)} µs` +
+        stealRange([...ours[k]!, ...theirs[k]!])
       );
     });
     console.log(`\nmedians (targets: JSON ≥ 0.80, picture ≥ 0.70 of bare; p99 < 10 ms); load average now ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -85,6 +85,25 @@ export function mainThreadSched(pid: number): { migrations: number; involuntary:
   }
 }
 
+/**
+ * The machine's CPU time so far, µs, summed over its cores (/proc/stat's `cpu` line): `total`, and
+ * `steal`, the time the hypervisor gave this VM's virtual cores to someone else while they had work
+ * (Linux; null where it cannot be read). Over a run, steal / total is the share of the machine's
+ * time that neither server nor the client got: on a shared host it moves a run's req/s and p99 with
+ * no change of either server.
+ */
+export function machineCpu(): { total: number; steal: number } | null {
+  try {
+    const fields = /^cpu\s+(.*)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+    // user nice system idle iowait irq softirq steal (guest time is already within user and nice)
+    const ticks = fields.slice(0, 8);
+    if (ticks.length < 8 || !ticks.every(Number.isFinite)) return null;
+    return { total: ticks.reduce((a, b) => a + b, 0) * TICK_US, steal: ticks[7]! * TICK_US };
+  } catch {
+    return null;
+  }
+}
+
 /** resident memory of a process, threads (render workers) included, in MB. */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
