@@ -29,23 +29,23 @@
  *
  * ## node:http's response (`settleResponseShape`)
  *
- * V8 sizes the objects a constructor makes by watching its first seven (in-object slack
- * tracking): at the seventh, it shrinks the constructor's object size to the most properties any
- * shape in the constructor's tree of shapes holds at that moment. Shapes no live object has are
- * cleared by a full collection. If the service's first responses have all been answered and
- * collected when the seventh `ServerResponse` is made — start-up runs many full collections, so
- * this depends on when they fall — V8 sees no property in use and gives every later response no
- * room of its own (0 in-object properties instead of 44). Each response then keeps its ~45
- * properties in a separate array, and a keyed store (`this[kNeedDrain]`, in OutgoingMessage's
- * constructor) with more than 12 of them outside the object turns it into a dictionary
- * (`TooManyFastProperties`). From then on every response of the process is built as a hash
- * table: 17.4 KB allocated per cached answer instead of 10.9, and a slower answer
- * (docs/benchmarks.md, *Why one start allocates more than the next*). Seen in 12 of 16 starts of
- * a scratch script making bench:http's first requests (the seventeenth machine, 2026-11-30;
- * `%HasFastProperties` of each response, and V8's `--log-maps`, which showed the tree of shapes
- * built three times and the third build normalised at `kNeedDrain`), and in none of 14 with the
- * responses made first (6 through a preload, 8 through bin/starr.js); `test/shapes.test.ts`
- * makes it happen at will (a full collection after each of a server's first responses).
+ * V8 sizes the objects a constructor makes by watching its first seven (in-object slack tracking):
+ * at the seventh, it shrinks the constructor's object size to the most properties any shape in the
+ * constructor's tree of shapes holds at that moment. Shapes no live object has are cleared by a
+ * full collection. If the service's first responses have all been answered and collected when the
+ * seventh `ServerResponse` is made — start-up runs many full collections, so this depends on when
+ * they fall — V8 sees no property in use and gives every later response no room of its own (0
+ * in-object properties instead of 44). Each response then keeps its ~45 properties in a separate
+ * array, and a keyed store (`this[kNeedDrain]`, in OutgoingMessage's constructor) with more than
+ * 12 of them outside the object turns it into a dictionary (`TooManyFastProperties`). From then on
+ * every response of the process is built as a hash table: 17.4 KB allocated per cached answer
+ * instead of 10.9, and a slower answer (docs/benchmarks.md, *Why one start allocates more than the
+ * next*). Seen in 12 of 16 starts of a scratch script making bench:http's first requests (the
+ * seventeenth machine, 2026-11-30; `%HasFastProperties` of each response, and V8's `--log-maps` of
+ * four of them, which showed the tree of shapes built three times and the third build normalised
+ * at `kNeedDrain`), and in none of 14 with the responses made first (6 through a preload, 8
+ * through bin/starr.js); `test/shapes.test.ts` makes it happen at will (a full collection after
+ * each of a server's first responses).
  *
  * Making eight responses at once, before any request, ends the slack tracking while they are alive:
  * V8 keeps room for the 44 properties the constructor sets, as in a start whose collections fell
