@@ -87,8 +87,12 @@ describe('the tick object held by bin/shapes.js', () => {
   });
 });
 
-/** `%HasFastProperties` of each of a server's first ten responses, with a full collection after each answer. */
-function responsesFast(settle: boolean): { fast: boolean[]; made: number[] } {
+/**
+ * `%HasFastProperties` of each of a server's first ten responses, with a full collection after each
+ * answer, and where the tenth keeps its properties once sent (`%DebugPrint`'s `properties:` line: an
+ * empty FixedArray when all are in the object, a PropertyArray when some are outside it).
+ */
+function responsesFast(settle: boolean): { fast: boolean[]; made: number[]; outside: string } {
   const script = `
     import { createServer } from 'node:http';
     import { settleResponseShape } from ${JSON.stringify(SHAPES)};
@@ -96,7 +100,9 @@ function responsesFast(settle: boolean): { fast: boolean[]; made: number[] } {
     const fast = [];
     const server = createServer((req, res) => {
       fast.push(%HasFastProperties(res));
+      res.writeHead(200, ['content-type', 'text/plain', 'content-length', '2']);
       res.end('ok');
+      if (fast.length === 10) res.on('finish', () => %DebugPrint(res));
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = 'http://127.0.0.1:' + server.address().port + '/';
@@ -108,7 +114,9 @@ function responsesFast(settle: boolean): { fast: boolean[]; made: number[] } {
     server.close();
     console.log('result ' + JSON.stringify({ fast, made }));
   `;
-  return JSON.parse(/^result (.*)$/m.exec(scenario(script))?.[1] ?? 'null') as { fast: boolean[]; made: number[] };
+  const out = scenario(script);
+  const outside = /^ - properties: 0x[0-9a-f]+ <(\w+)/m.exec(out)?.[1] ?? 'none printed';
+  return { ...(JSON.parse(/^result (.*)$/m.exec(out)?.[1] ?? 'null') as { fast: boolean[]; made: number[] }), outside };
 }
 
 describe('node:http responses settled by bin/shapes.js', () => {
@@ -117,6 +125,10 @@ describe('node:http responses settled by bin/shapes.js', () => {
     // made once: the second call does nothing
     expect(made).toEqual([8, 0]);
     expect(fast).toEqual(Array(10).fill(true));
+  });
+
+  it('keep every property of a sent response in the object itself, none in a separate array', () => {
+    expect(responsesFast(true).outside).toBe('FixedArray');
   });
 
   it('without it, the seventh and later responses are dictionaries (what the settling is for)', () => {
