@@ -27,7 +27,7 @@
  * holds the one before it), alive: the transitions stay, the caches stay monomorphic. The object is
  * the resource of a tick whose callback only stores it, so it holds nothing else.
  *
- * ## node:http's response (`settleResponseShape`)
+ * ## node:http's response and request (`settleHttpShapes`)
  *
  * V8 sizes the objects a constructor makes by watching its first seven (in-object slack tracking):
  * at the seventh, it shrinks the constructor's object size to the most properties any shape in the
@@ -53,9 +53,16 @@
  * elsewhere (`%DebugPrint`: 44 in-object properties and no property array; made with the
  * constructor's 40 alone, the other four went to an array of their own in every response). The
  * responses are never sent anywhere, and nothing holds them afterwards.
+ *
+ * node:http's request object (IncomingMessage) has the same weakness, seen in the same scenario
+ * (in the service's starts requests were only read for dictionary mode, and none was one; on Node
+ * 20 such a request is not a dictionary, only larger): made after its first objects were
+ * collected, it keeps its 27 properties in a separate array (Node 20.20), or becomes a dictionary
+ * (Node 24.21). It is settled the same way, with the listener every request gets before it is
+ * answered.
  */
 import { executionAsyncResource } from 'node:async_hooks';
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 
 /** @type {object | undefined} */
 let held;
@@ -78,14 +85,16 @@ const SLACK_TRACKING_OBJECTS = 8;
 let settled = false;
 
 /**
- * Ends V8's in-object slack tracking of node:http's ServerResponse while the responses it watches are
- * alive (once per process; later calls do nothing). Call it before the process answers a request.
- * @returns {number} the responses made for it (0 when already done)
+ * Ends V8's in-object slack tracking of node:http's ServerResponse and IncomingMessage while the
+ * objects it watches are alive, each with the properties node:http gives it before the service's
+ * code sees it (once per process; later calls do nothing). Call it before the process answers a
+ * request.
+ * @returns {number} the objects made for it (0 when already done)
  */
-export function settleResponseShape() {
+export function settleHttpShapes() {
   if (settled) return 0;
   settled = true;
-  // what the constructor reads of its request
+  // what the response's constructor reads of its request
   const request = /** @type {import('node:http').IncomingMessage} */ (/** @type {unknown} */ ({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1, headers: {} }));
   const made = [];
   for (let i = 0; i < SLACK_TRACKING_OBJECTS; i++) {
@@ -97,7 +106,11 @@ export function settleResponseShape() {
     response._maxRequestsPerSocket = 0;
     response[Symbol('in place of node:http kUniqueHeaders')] = null;
     response.writeHead(200);
-    made.push(response);
+    // a request gets its first listener (`_eventsCount`, which its constructor does not set) before
+    // it is answered
+    const message = new IncomingMessage(null);
+    message.on('end', () => {});
+    made.push(response, message);
   }
   return made.length;
 }

@@ -2,12 +2,12 @@
 // The `starr` command. It runs the esbuild bundle of the sources (bin/build.js), rebuilt when a
 // source changes, so a fresh clone needs no build step. STARR_TSX=1, or a build that fails, runs the
 // TypeScript sources through tsx instead.
-import { holdTickShape, settleResponseShape } from './shapes.js';
+import { holdTickShape, settleHttpShapes } from './shapes.js';
 
 // first of all: keeps process.nextTick cheap for the life of the process, and gives node:http's
-// responses the same fast shape in every start (bin/shapes.js)
+// request and response objects the same fast shape in every start (bin/shapes.js)
 holdTickShape();
-settleResponseShape();
+settleHttpShapes();
 let entry;
 if (process.env.STARR_TSX !== '1') {
   try {

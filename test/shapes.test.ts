@@ -15,10 +15,12 @@
  * 20 (Node 20, both cores busy) and 10 of 10 (Node 24) without the holder, monomorphic in every run
  * with it. No timing is measured.
  *
- * settleResponseShape: a server whose first responses are each collected (a full collection after
+ * settleHttpShapes: a server whose first responses are each collected (a full collection after
  * each, as start-up's collections can fall) makes its seventh and later responses dictionaries
- * (`%HasFastProperties` false) unless the responses were settled first; the scenario runs a real
- * node:http server and fetch in a child node with --expose-gc and --allow-natives-syntax.
+ * (`%HasFastProperties` false) and keeps its requests' properties outside the objects unless they
+ * were settled first; settled, a sent response and its request keep every property in the object
+ * (`%DebugPrint`). The scenario runs a real node:http server and fetch in a child node with
+ * --expose-gc and --allow-natives-syntax.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -87,22 +89,27 @@ describe('the tick object held by bin/shapes.js', () => {
   });
 });
 
+/** Where an object printed by `%DebugPrint` keeps its properties: `FixedArray` (an empty one: all in the object), `PropertyArray` or `NameDictionary`. */
+function propertiesOf(printed: string | undefined): string {
+  return /^ - properties: 0x[0-9a-f]+ <(\w+)/m.exec(printed ?? '')?.[1] ?? 'none printed';
+}
+
 /**
  * `%HasFastProperties` of each of a server's first ten responses, with a full collection after each
- * answer, and where the tenth keeps its properties once sent (`%DebugPrint`'s `properties:` line: an
- * empty FixedArray when all are in the object, a PropertyArray when some are outside it).
+ * answer, and where the tenth response and request keep their properties once the answer is sent
+ * (`%DebugPrint`'s `properties:` line).
  */
-function responsesFast(settle: boolean): { fast: boolean[]; made: number[]; outside: string } {
+function httpObjects(settle: boolean): { fast: boolean[]; made: number[]; response: string; request: string } {
   const script = `
     import { createServer } from 'node:http';
-    import { settleResponseShape } from ${JSON.stringify(SHAPES)};
-    const made = ${settle} ? [settleResponseShape(), settleResponseShape()] : [];
+    import { settleHttpShapes } from ${JSON.stringify(SHAPES)};
+    const made = ${settle} ? [settleHttpShapes(), settleHttpShapes()] : [];
     const fast = [];
     const server = createServer((req, res) => {
       fast.push(%HasFastProperties(res));
       res.writeHead(200, ['content-type', 'text/plain', 'content-length', '2']);
       res.end('ok');
-      if (fast.length === 10) res.on('finish', () => %DebugPrint(res));
+      if (fast.length === 10) res.on('finish', () => setImmediate(() => { %DebugPrint(res); %DebugPrint(req); }));
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = 'http://127.0.0.1:' + server.address().port + '/';
@@ -115,26 +122,37 @@ function responsesFast(settle: boolean): { fast: boolean[]; made: number[]; outs
     console.log('result ' + JSON.stringify({ fast, made }));
   `;
   const out = scenario(script);
-  const outside = /^ - properties: 0x[0-9a-f]+ <(\w+)/m.exec(out)?.[1] ?? 'none printed';
-  return { ...(JSON.parse(/^result (.*)$/m.exec(out)?.[1] ?? 'null') as { fast: boolean[]; made: number[] }), outside };
+  // the two prints in the order made (both through C's stdout): the response's, then the request's
+  const prints = out.split(/^DebugPrint: /m).slice(1);
+  expect(prints).toHaveLength(2);
+  return {
+    ...(JSON.parse(/^result (.*)$/m.exec(out)?.[1] ?? 'null') as { fast: boolean[]; made: number[] }),
+    response: propertiesOf(prints[0]),
+    request: propertiesOf(prints[1]),
+  };
 }
 
-describe('node:http responses settled by bin/shapes.js', () => {
+describe('node:http objects settled by bin/shapes.js', () => {
   it('keep fast properties in every response when collections fall between the first ones', () => {
-    const { fast, made } = responsesFast(true);
-    // made once: the second call does nothing
-    expect(made).toEqual([8, 0]);
+    const { fast, made } = httpObjects(true);
+    // eight of each, once: the second call does nothing
+    expect(made).toEqual([16, 0]);
     expect(fast).toEqual(Array(10).fill(true));
   });
 
-  it('keep every property of a sent response in the object itself, none in a separate array', () => {
-    expect(responsesFast(true).outside).toBe('FixedArray');
+  it('keep every property of a sent response and of its request in the object itself', () => {
+    const { response, request } = httpObjects(true);
+    expect(response).toBe('FixedArray');
+    expect(request).toBe('FixedArray');
   });
 
-  it('without it, the seventh and later responses are dictionaries (what the settling is for)', () => {
-    const { fast } = responsesFast(false);
+  it('without it, the seventh and later responses are dictionaries, and requests keep their properties outside (what the settling is for)', () => {
+    const { fast, response, request } = httpObjects(false);
     expect(fast).toHaveLength(10);
     expect(fast.slice(0, 6)).toEqual(Array(6).fill(true));
     expect(fast.slice(6)).toEqual(Array(4).fill(false));
+    expect(response).toBe('NameDictionary');
+    // Node 20: all 27 in a PropertyArray; Node 24: a dictionary
+    expect(['PropertyArray', 'NameDictionary']).toContain(request);
   });
 });
