@@ -86,9 +86,9 @@ let settled = false;
 
 /**
  * Ends V8's in-object slack tracking of node:http's ServerResponse and IncomingMessage while the
- * objects it watches are alive, each with the properties node:http gives it before the service's
- * code sees it (once per process; later calls do nothing). Call it before the process answers a
- * request.
+ * objects it watches are alive, each with as many properties as a response has when sent and a
+ * request when answered (once per process; later calls do nothing). Call it before the process
+ * answers a request.
  * @returns {number} the objects made for it (0 when already done)
  */
 export function settleHttpShapes() {

@@ -31,7 +31,6 @@ import { describe, expect, it } from 'vitest';
 
 const SHAPES = pathToFileURL(fileURLToPath(new URL('../bin/shapes.js', import.meta.url))).href;
 
-/** The states of nextTick's DefineKeyedOwnPropertyInLiteral slots after bursts of ticks, each followed by three full collections. */
 /** Runs a module script in a child node with --expose-gc and --allow-natives-syntax (and more flags); its output. */
 function scenario(script: string, flags: string[] = []): string {
   // into a file: V8 prints through C's stdout, whose last buffer a pipe did not always get at exit
@@ -48,6 +47,7 @@ function scenario(script: string, flags: string[] = []): string {
   }
 }
 
+/** The states of nextTick's DefineKeyedOwnPropertyInLiteral slots after bursts of ticks, each followed by three full collections. */
 function literalStates(hold: boolean): { states: string[]; held: string[] } {
   const script = `
     import { heldTick, holdTickShape } from ${JSON.stringify(SHAPES)};
