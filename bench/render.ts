@@ -400,7 +400,14 @@ function threadGroups(before: ThreadCpu[], after: ThreadCpu[]): string {
     .join(', ');
 }
 
-/** An idle Node process's own longest event-loop block, measured while the renders run. */
+/**
+ * An idle Node process's own longest event-loop block, measured while the renders run: it is started
+ * before the bench settles (its own start-up is over by then), and its readings begin when it is told
+ * the renders begin (a line on its stdin) and end when its stdin ends, the main thread's window.
+ * Until 2026-12-01 they began at its start, so its longest block, its blocks of 10 and 15 ms and its
+ * wait for a core also counted the 14–60 s of settling (on the eighteenth machine its longest block
+ * came 13 s before the renders in one run).
+ */
 const control = spawn(
   process.execPath,
   [
@@ -409,10 +416,10 @@ const control = spawn(
      const wait = () => { try { return require('node:fs').readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number); } catch { return null; } };
      const atLeast = ${blocksAtLeast.toString()};
      const trackLongest = ${trackLongest.toString()};
-     const w0 = wait();
-     const longest = trackLongest(h, wait);
-     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); const w1 = wait(); const at = longest();
-       process.stdout.write(JSON.stringify({ max: h.max / 1e6, p99: h.percentile(99) / 1e6, over10: atLeast(h, 10), over15: atLeast(h, 15), waitMs: w0 && w1 ? (w1[1] - w0[1]) / 1e6 : null, slices: w0 && w1 ? w1[2] - w0[2] : null, at })); });`,
+     let w0 = null, longest = null;
+     process.stdin.once('data', () => { h.reset(); w0 = wait(); longest = trackLongest(h, wait); });
+     process.stdin.resume(); process.stdin.on('end', () => { h.disable(); const w1 = wait(); const at = longest ? longest() : null; const started = longest !== null;
+       process.stdout.write(JSON.stringify({ started, max: h.max / 1e6, p99: h.percentile(99) / 1e6, over10: atLeast(h, 10), over15: atLeast(h, 15), waitMs: w0 && w1 ? (w1[1] - w0[1]) / 1e6 : null, slices: w0 && w1 ? w1[2] - w0[2] : null, at })); });`,
   ],
   { stdio: ['pipe', 'pipe', 'inherit'] },
 );
@@ -491,6 +498,8 @@ const rss: string[] = [];
 gcObserver.observe({ entryTypes: ['gc' as EntryType] });
 loop.reset();
 loop.enable();
+// the idle process's readings begin now too
+control.stdin.write('renders\n');
 const longestAt = trackLongest(loop, schedstat);
 const rendersFrom = Date.now();
 const wait0 = schedWait();
@@ -509,6 +518,7 @@ gcObserver.disconnect();
 control.stdin.end();
 await once(control, 'exit');
 const idle = JSON.parse(controlOut) as {
+  started: boolean;
   max: number;
   p99: number;
   over10: number;
@@ -517,10 +527,11 @@ const idle = JSON.parse(controlOut) as {
   slices: number | null;
   at: LongestBlock | null;
 };
+if (!idle.started) throw new Error('the idle Node process was not told when the renders began: its figures would not be of their window');
 console.log(`${RENDERS} renders (every option in turn) in ${((performance.now() - t) / 1000).toFixed(1)} s; RSS after ${rss.join(', ')}; peak ${peak.toFixed(0)} MB`);
 console.log(`longest event-loop block during those renders: ${(loop.max / 1e6).toFixed(1)} ms (p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms; target ≤ 15 ms)`);
 console.log(`an idle Node process at the same time (the machine's scheduling alone): longest block ${idle.max.toFixed(1)} ms (p99 ${idle.p99.toFixed(1)} ms)`);
-/** a longest block's window, in seconds from the renders' start (negative: before them, while the bench settled) */
+/** a longest block's window, in seconds from the renders' start */
 const when = (b: LongestBlock | null) =>
   b
     ? `${b.ms.toFixed(1)} ms at ${((b.from - rendersFrom) / 1000).toFixed(2)}–${((b.to - rendersFrom) / 1000).toFixed(2)} s` +
