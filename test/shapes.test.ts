@@ -47,6 +47,12 @@ function scenario(script: string, flags: string[] = []): string {
   }
 }
 
+/** `f`'s result, worked out at the first call (a scenario two tests read spawns its child node once). */
+function lazily<T>(f: () => T): () => T {
+  let result: { value: T } | undefined;
+  return () => (result ??= { value: f() }).value;
+}
+
 /** The states of nextTick's DefineKeyedOwnPropertyInLiteral slots after bursts of ticks, each followed by three full collections. */
 function literalStates(hold: boolean): { states: string[]; held: string[] } {
   const script = `
@@ -68,14 +74,16 @@ function literalStates(hold: boolean): { states: string[]; held: string[] } {
 }
 
 describe('the tick object held by bin/shapes.js', () => {
+  const holding = lazily(() => literalStates(true));
+
   it('is one of process.nextTick’s tick objects', () => {
-    const { held } = literalStates(true);
+    const { held } = holding();
     // Node 24 adds its async context frame (Symbol(kAsyncContextFrame)) to the two ids
     expect(held).toEqual(expect.arrayContaining(['Symbol(async_id_symbol)', 'Symbol(trigger_async_id_symbol)']));
   });
 
   it('keeps nextTick’s literal monomorphic through the collections of an idle process', () => {
-    const { states } = literalStates(true);
+    const { states } = holding();
     // the literal's properties: two symbols, callback, args (Node 24: and the async context frame)
     expect(states.length).toBeGreaterThanOrEqual(4);
     expect(new Set(states)).toEqual(new Set(['MONOMORPHIC']));
@@ -133,15 +141,17 @@ function httpObjects(settle: boolean): { fast: boolean[]; made: number[]; respon
 }
 
 describe('node:http objects settled by bin/shapes.js', () => {
+  const settled = lazily(() => httpObjects(true));
+
   it('keep fast properties in every response when collections fall between the first ones', () => {
-    const { fast, made } = httpObjects(true);
+    const { fast, made } = settled();
     // eight of each, once: the second call does nothing
     expect(made).toEqual([16, 0]);
     expect(fast).toEqual(Array(10).fill(true));
   });
 
   it('keep every property of a sent response and of its request in the object itself', () => {
-    const { response, request } = httpObjects(true);
+    const { response, request } = settled();
     expect(response).toBe('FixedArray');
     expect(request).toBe('FixedArray');
   });
