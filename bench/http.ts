@@ -46,7 +46,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { collectionsIn, describeCollections, type Collection } from './support/gc-trace.ts';
-import { cpuOf, gcCountsOf, gcTraced, machineCpu, mainThreadCpu, mainThreadSched, ROOT, serviceEnv, settled, startService, until, type GcCounts } from './support/service.ts';
+import { cpuOf, gcCountsOf, gcTraced, machineCpu, mainThreadCpu, mainThreadSched, reclaimNs, reclaimThreads, ROOT, serviceEnv, settled, startService, until, type GcCounts } from './support/service.ts';
 
 interface Run {
   rps: number;
@@ -71,6 +71,8 @@ interface Run {
   tcp: TcpCounters | null;
   /** the share of the machine's CPU time stolen by the hypervisor during the run, %, or null (machineCpu) */
   stealPct: number | null;
+  /** how long the host's proactive memory reclaim (DAMON's kdamond) ran during the run, ms, or null without it (reclaimThreads) */
+  reclaimMs: number | null;
 }
 
 /** TCP events counted by the kernel for the whole machine (all the load here is on loopback). */
@@ -143,7 +145,7 @@ const wrkUnit = (v: string): number => {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 };
 
-function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp' | 'stealPct'> {
+function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp' | 'stealPct' | 'reclaimMs'> {
   const out = execFileSync('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
@@ -154,7 +156,7 @@ function wrk(url: string, seconds: number, connections: number): Omit<Run, 'cpuP
 }
 
 /** autocannon in `workers` processes at once, connections split between them. */
-async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp' | 'stealPct'>> {
+async function autocannonRun(url: string, seconds: number, connections: number, workers: number): Promise<Omit<Run, 'cpuPerRequest' | 'mainPerRequest' | 'mainSched' | 'tcp' | 'stealPct' | 'reclaimMs'>> {
   const per = Math.max(1, Math.floor(connections / workers));
   const results = await Promise.all(
     Array.from({ length: workers }, () => {
@@ -332,6 +334,9 @@ async function main(): Promise<void> {
       30_000,
     );
 
+    // the host's proactive memory reclaim, when it runs one: its bursts hold a large process's main
+    // thread (the service's, not the bare server's), so each run says how long it ran
+    const reclaimers = reclaimThreads();
     const load = (url: string, s: number) => (client === 'wrk' ? Promise.resolve(wrk(url, s, connections)) : autocannonRun(url, s, connections, workers));
     const run = async (pid: number, url: string, s: number): Promise<Run> => {
       const ours = pid === service.pid;
@@ -346,7 +351,9 @@ async function main(): Promise<void> {
       const sched0 = mainThreadSched(pid);
       const tcp0 = tcpCounters();
       const machine0 = machineCpu();
+      const reclaim0 = reclaimNs(reclaimers);
       const r = await load(url, s);
+      const reclaim1 = reclaimNs(reclaimers);
       const machine1 = machineCpu();
       const tcp = tcpSince(tcp0, tcpCounters());
       const main1 = mainThreadCpu(pid);
@@ -371,6 +378,7 @@ async function main(): Promise<void> {
         mainSched: sched0 && sched1 ? [perK(sched0.migrations, sched1.migrations), perK(sched0.involuntary, sched1.involuntary)] : null,
         tcp,
         stealPct: machine0 && machine1 && machine1.total > machine0.total ? ((machine1.steal - machine0.steal) * 100) / (machine1.total - machine0.total) : null,
+        reclaimMs: reclaim0 !== null && reclaim1 !== null ? (reclaim1 - reclaim0) / 1e6 : null,
       };
     };
     const line = (name: string, r: Run) =>
@@ -382,6 +390,7 @@ async function main(): Promise<void> {
       `${r.collections ? `; collections: ${r.collections.major} major (${r.collections.majorMs.toFixed(1)} ms), ${r.collections.minor} minor (${r.collections.minorMs.toFixed(0)} ms)` : ''}` +
       `${r.errors ? `  errors/non-2xx ${r.errors}` : ''}` +
       `${r.stealPct !== null ? `; steal ${r.stealPct.toFixed(1)} % of the machine's time` : ''}` +
+      `${r.reclaimMs !== null ? `; the host's memory reclaim (kdamond) ${r.reclaimMs.toFixed(0)} ms` : ''}` +
       describeTcp(r.tcp) +
       `${r.gc ? `\n            ${describeCollections(r.gc, r.requests)}` : ''}`;
     // of an even number of rounds, the mean of the middle two (not the higher one)
@@ -393,7 +402,8 @@ async function main(): Promise<void> {
 
     console.log(
       `${new Date().toISOString()}  ${client}${client === 'autocannon' ? ` × ${workers} processes` : ''}, ${connections} connections, ` +
-        `${rounds} rounds of ${seconds} s per server and path; service quiet after ${waited.toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+        `${rounds} rounds of ${seconds} s per server and path; service quiet after ${waited.toFixed(0)} s; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}` +
+        `${reclaimers.length > 0 ? `; the host runs proactive memory reclaim (DAMON: ${reclaimers.length} kdamond thread${reclaimers.length > 1 ? 's' : ''})` : ''}`,
     );
     // Rounds go over every path in turn (round 1: each path's service and bare runs, then round 2...),
     // not path by path: either server's speed drifts over minutes (run path by path, the bare server

@@ -36,7 +36,7 @@ import { encodePng } from '../src/render/png.ts';
 import { RenderPool } from '../src/render/pool.ts';
 import type { RenderJob } from '../src/render/types.ts';
 import { fixtureSubjects, fixtureWorld, jobCollector, T0 } from '../test/fixtures/render/cases.ts';
-import { threadsOf, type ThreadCpu } from './support/service.ts';
+import { reclaimNs, reclaimThreads, threadsOf, type ThreadCpu } from './support/service.ts';
 
 const { values } = parseArgs({ options: { renders: { type: 'string', default: '1000' }, runs: { type: 'string', default: '15' }, only: { type: 'string' }, 'shared-mb': { type: 'string' }, nice: { type: 'string' } } });
 const RENDERS = Number(values.renders);
@@ -325,6 +325,8 @@ interface LongestBlock {
   /** in that window, the thread's time on a core and waiting for one, ms (Linux schedstat; null elsewhere) */
   ranMs: number | null;
   waitedMs: number | null;
+  /** in that window, how long the host's proactive memory reclaim ran, ms (the main thread's readings only; null without it) */
+  reclaimMs: number | null;
 }
 
 /**
@@ -372,6 +374,8 @@ function trackLongest(h: { max: number }, sched: () => number[] | null): () => L
       to: found.to,
       ranMs: s0 && s1 ? (s1[0]! - s0[0]!) / 1e6 : null,
       waitedMs: s0 && s1 ? (s1[1]! - s0[1]!) / 1e6 : null,
+      // a fourth reading, where `sched` gives one: the host's reclaim threads' time on a core
+      reclaimMs: s0 && s1 && s0.length > 3 && s1.length > 3 ? (s1[3]! - s0[3]!) / 1e6 : null,
     };
   };
 }
@@ -448,6 +452,55 @@ const gcObserver = new PerformanceObserver((list) => {
     pauses.set(kind, [...(pauses.get(kind) ?? []), e.duration]);
   }
 });
+/**
+ * Whether the main thread's blocks came with the host's proactive memory reclaim (DAMON's kdamond,
+ * reclaimThreads in bench/support/service.ts), on a machine that runs it: every 50 ms (an unref'd
+ * timer), whether kdamond ran in that window (0.5 ms or more), and how many blocks of 10 ms or more a
+ * second 1-ms histogram recorded in it (reset each window; its timer fires in the turns the first
+ * one's does, and is read by bisection only in a window that had such a block). A block is recorded
+ * when it ends, so one that came with a burst of reclaim lies in the burst's window or the next: the
+ * blocks in those windows, against those windows' share of the run, tell whether the two go together
+ * beyond chance. On the nineteenth machine (a burst of ~5 ms every 500 ms) 17 of the main thread's
+ * 18 blocks of 10 ms or more came during a burst, and none of the idle process's 3 (perf sched,
+ * docs/benchmarks.md). Null where no kdamond runs.
+ */
+function besideReclaim(pids: number[]): (() => { windows: number; near: number; blocks: number; blocksNear: number; ranMs: number; bursts: number }) | null {
+  const first = reclaimNs(pids);
+  if (first === null) return null;
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  h.enable();
+  let last = first;
+  let ranBefore = false;
+  let windows = 0;
+  let near = 0;
+  let blocks = 0;
+  let blocksNear = 0;
+  let bursts = 0;
+  const read = () => {
+    const now = reclaimNs(pids) ?? last;
+    const ran = now - last >= 0.5e6;
+    last = now;
+    const b = h.max >= 10e6 ? blocksAtLeast(h, 10) : 0;
+    h.reset();
+    windows++;
+    if (ran && !ranBefore) bursts++;
+    if (ran || ranBefore) {
+      near++;
+      blocksNear += b;
+    }
+    blocks += b;
+    ranBefore = ran;
+  };
+  const timer = setInterval(read, 50);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    read();
+    h.disable();
+    return { windows, near, blocks, blocksNear, ranMs: (last - first) / 1e6, bursts };
+  };
+}
+
 /** This thread's Linux schedstat: ns on a core, ns waiting for one, timeslices; null elsewhere. */
 function schedstat(): number[] | null {
   try {
@@ -500,7 +553,14 @@ loop.reset();
 loop.enable();
 // the idle process's readings begin now too
 control.stdin.write('renders\n');
-const longestAt = trackLongest(loop, schedstat);
+const reclaimers = reclaimThreads();
+// the main thread's readings carry the host's reclaim threads' time as a fourth figure
+const longestAt = trackLongest(loop, () => {
+  const s = schedstat();
+  const r = reclaimNs(reclaimers);
+  return s && r !== null ? [...s.slice(0, 3), r] : s;
+});
+const reclaimAt = besideReclaim(reclaimers);
 const rendersFrom = Date.now();
 const wait0 = schedWait();
 const threads0 = threadsOf(process.pid);
@@ -511,6 +571,7 @@ for (let i = 0; i < RENDERS; i++) {
   if ((i + 1) % Math.max(1, Math.floor(RENDERS / 4)) === 0) rss.push(`${i + 1}: ${mb().toFixed(0)} MB`);
 }
 const mainLongest = longestAt();
+const reclaim = reclaimAt?.() ?? null;
 loop.disable();
 const wait1 = schedWait();
 const threads1 = threadsOf(process.pid);
@@ -535,7 +596,10 @@ console.log(`an idle Node process at the same time (the machine's scheduling alo
 const when = (b: LongestBlock | null) =>
   b
     ? `${b.ms.toFixed(1)} ms at ${((b.from - rendersFrom) / 1000).toFixed(2)}–${((b.to - rendersFrom) / 1000).toFixed(2)} s` +
-      (b.ranMs !== null && b.waitedMs !== null ? ` (in that window on a core ${b.ranMs.toFixed(1)} ms, waiting for one ${b.waitedMs.toFixed(1)} ms)` : '')
+      (b.ranMs !== null && b.waitedMs !== null
+        ? ` (in that window on a core ${b.ranMs.toFixed(1)} ms, waiting for one ${b.waitedMs.toFixed(1)} ms` +
+          `${b.reclaimMs !== null ? `; the host's memory reclaim ran ${b.reclaimMs.toFixed(1)} ms` : ''})`
+        : '')
     : 'none of 10 ms or more';
 console.log(`when each longest block came, s from the renders' start: the main thread ${when(mainLongest)}; the idle process ${when(idle.at)}`);
 console.log(
@@ -550,6 +614,13 @@ if (wait0 && wait1 && idle.waitMs !== null && idle.slices) {
       `the idle process ${idle.waitMs.toFixed(0)} ms over ${idle.slices} turns (${((idle.waitMs * 1000) / idle.slices).toFixed(0)} µs each)`,
   );
 }
+console.log(
+  reclaim
+    ? `the host's proactive memory reclaim (DAMON's kdamond) during the renders: ran ${reclaim.ranMs.toFixed(0)} ms in ${reclaim.bursts} bursts; ` +
+        `of the main thread's ${reclaim.blocks} blocks of at least 10 ms, ${reclaim.blocksNear} came in a 50-ms window in which it ran or the one after ` +
+        `(such windows: ${((reclaim.near * 100) / Math.max(1, reclaim.windows)).toFixed(0)} % of the ${reclaim.windows})`
+    : "the host's proactive memory reclaim (DAMON): none on this machine",
+);
 console.log(`CPU during the renders, by thread (name, niceness): ${threadGroups(threads0, threads1)}`);
 console.log(
   `main-thread GC pauses during the renders: ${

@@ -104,6 +104,44 @@ export function machineCpu(): { total: number; steal: number } | null {
   }
 }
 
+/**
+ * The kernel's proactive memory-reclaim threads (DAMON's `kdamond.N`), by pid, or none (most
+ * machines; or /proc cannot be read). A host that runs DAMON's physical-address monitor wakes one
+ * every sampling interval to check and clear the accessed bits of pages all over memory, a large
+ * process's among them; on the nineteenth machine (every 500 ms, a burst of about 5 ms) that
+ * coincided with the render bench's main-thread blocks and not with the idle process's.
+ */
+export function reclaimThreads(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('kdamond');
+        } catch {
+          return false; // ended meanwhile
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** How long the threads `reclaimThreads` found have run so far, ns (Linux schedstat), or null without any. */
+export function reclaimNs(pids: number[]): number | null {
+  if (pids.length === 0) return null;
+  let ns = 0;
+  for (const pid of pids) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a kdamond stopped meanwhile: its time no longer counts
+    }
+  }
+  return ns;
+}
+
 /** resident memory of a process, threads (render workers) included, in MB. */
 export function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
