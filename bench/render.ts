@@ -457,7 +457,9 @@ const gcObserver = new PerformanceObserver((list) => {
  * reclaimThreads in bench/support/service.ts), on a machine that runs it: every 50 ms (an unref'd
  * timer), whether kdamond ran in that window (0.5 ms or more), and how many blocks of 10 ms or more a
  * second 1-ms histogram recorded in it (reset each window; its timer fires in the turns the first
- * one's does, and is read by bisection only in a window that had such a block). A block is recorded
+ * one's does, and is read by bisection only in a window that had such a block; a reset also drops
+ * the histogram's next sample, so a block that begins right after a reading is not counted, and the
+ * count can fall a few short of the main histogram's: 31 against 34 in one run). A block is recorded
  * when it ends, so one that came with a burst of reclaim lies in the burst's window or the next: the
  * blocks in those windows, against those windows' share of the run, tell whether the two go together
  * beyond chance. On the nineteenth machine (a burst of ~5 ms every 500 ms) 17 of the main thread's
